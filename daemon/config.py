@@ -1,0 +1,205 @@
+"""The daemon's one YAML config: schema, loading, profile overlays and validation.
+
+A config is valid only if every stage's plugin can be found and its parameters,
+with the active profile laid over them, pass that plugin's own schema. That is
+checked at start and by `tcccd config check`, so a typo never surfaces as a
+worker crash-looping at 3 a.m.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from tcccd import registry
+from tcccd.config_errors import format_validation_error
+
+STAGE_NAME = r"^[a-z][a-z0-9_-]{0,31}$"
+
+
+class ConfigError(ValueError):
+    """A config that cannot be used; `problems` holds one line per fault."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        super().__init__("\n".join(f"{source}: {p}" for p in problems))
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RestartPolicy(Strict):
+    max_restarts: int = Field(5, ge=0, description="restarts allowed within window_s before the stage is failed")
+    window_s: float = Field(300.0, gt=0)
+    backoff_initial_s: float = Field(0.5, gt=0)
+    backoff_max_s: float = Field(30.0, gt=0)
+
+
+class StageConfig(Strict):
+    name: str = Field(pattern=STAGE_NAME)
+    plugin: str = Field(min_length=1)
+    worker: str | None = Field(None, pattern=STAGE_NAME, description="stages naming one worker share a process")
+    enabled: bool = True
+    params: dict[str, Any] = Field(default_factory=dict)
+    max_queue: int = Field(16, ge=1, description="messages in flight to this stage before senders get 'busy'")
+    start_timeout_s: float = Field(300.0, gt=0)
+    hang_timeout_s: float = Field(60.0, gt=0, description="silence from a worker before it is killed")
+    restart: RestartPolicy = Field(default_factory=RestartPolicy)
+
+    @property
+    def worker_name(self) -> str:
+        return self.worker or self.name
+
+
+def _default_dir(env: str, xdg: str, fallback: str, leaf: str) -> Path:
+    """systemd's *_DIRECTORY wins, then XDG, then a per-user fallback."""
+    if os.environ.get(env):
+        return Path(os.environ[env].split(":")[0])
+    if os.environ.get(xdg):
+        return Path(os.environ[xdg]) / "tcccd" / leaf
+    return Path(fallback).expanduser() / leaf
+
+
+class DaemonSection(Strict):
+    client_endpoint: str = Field("tcp://127.0.0.1:7781", pattern=r"^(tcp|ipc)://")
+    events_endpoint: str = Field("tcp://127.0.0.1:7782", pattern=r"^(tcp|ipc)://")
+    runtime_dir: Path = Field(default_factory=lambda: _default_dir(
+        "RUNTIME_DIRECTORY", "XDG_RUNTIME_DIR", f"/tmp/tcccd-{os.getuid()}", "run"))
+    state_dir: Path = Field(default_factory=lambda: _default_dir(
+        "STATE_DIRECTORY", "XDG_STATE_HOME", "~/.local/state/tcccd", "state"))
+    cache_dir: Path = Field(default_factory=lambda: _default_dir(
+        "CACHE_DIRECTORY", "XDG_CACHE_HOME", "~/.cache/tcccd", "cache"))
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_format: Literal["auto", "json", "console"] = "auto"
+    heartbeat_interval_s: float = Field(1.0, gt=0)
+    default_deadline_s: float = Field(120.0, gt=0)
+    drain_timeout_s: float = Field(10.0, gt=0)
+    max_request_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+
+
+class Config(Strict):
+    daemon: DaemonSection = Field(default_factory=DaemonSection)
+    profile: str = Field("field", min_length=1)
+    profiles_dir: Path | None = Field(None, description="defaults to the profiles shipped in the package")
+    pipeline: list[StageConfig] = Field(default_factory=list)
+    routes: dict[str, list[str]] = Field(default_factory=dict, description="request type -> chain of stages")
+
+    @model_validator(mode="after")
+    def _names_agree(self) -> Config:
+        names = [s.name for s in self.pipeline]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"stage names must be unique, repeated: {', '.join(dupes)}")
+        for kind, chain in self.routes.items():
+            unknown = [s for s in chain if s not in names]
+            if unknown or not chain:
+                raise ValueError(f"routes.{kind} names stages {unknown or chain} that are not in pipeline "
+                                 f"(stages: {', '.join(names) or 'none'})")
+        return self
+
+    def stage(self, name: str) -> StageConfig:
+        return next(s for s in self.pipeline if s.name == name)
+
+    @property
+    def enabled_stages(self) -> list[StageConfig]:
+        return [s for s in self.pipeline if s.enabled]
+
+
+def _read_yaml(path: Path | str, text: str | None = None) -> Any:
+    try:
+        raw = text if text is not None else Path(path).read_text()
+    except OSError as exc:
+        raise ConfigError(str(path), [f"cannot read: {exc.strerror}"]) from None
+    try:
+        return yaml.safe_load(raw) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(str(path), [f"not valid YAML: {exc}"]) from None
+
+
+def default_config_text() -> str:
+    return resources.files("tcccd").joinpath("default.yaml").read_text()
+
+
+def profile_path(config: Config, name: str) -> Path:
+    base = config.profiles_dir or Path(str(resources.files("tcccd.profiles")))
+    return base / f"{name}.yaml"
+
+
+def available_profiles(config: Config) -> list[str]:
+    base = profile_path(config, "x").parent
+    return sorted(p.stem for p in base.glob("*.yaml"))
+
+
+class ProfileFile(Strict):
+    description: str = ""
+    plugins: dict[str, dict[str, Any]] = Field(default_factory=dict, description="plugin name -> parameter overlay")
+
+
+def load_profile(config: Config, name: str) -> ProfileFile:
+    path = profile_path(config, name)
+    if not path.is_file():
+        raise ConfigError(str(path), [f"profile {name!r} not found (available: "
+                                      f"{', '.join(available_profiles(config)) or 'none'})"])
+    raw = _read_yaml(path)
+    try:
+        return ProfileFile.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(str(path), format_validation_error(ProfileFile, exc)) from None
+
+
+def stage_params(config: Config, stage: StageConfig, profile: ProfileFile) -> dict[str, Any]:
+    """A stage's parameters with the profile's overlay for its plugin laid over them."""
+    plugin_cls = registry.load(stage.plugin)
+    overlay = profile.plugins.get(plugin_cls.name, {})
+    return {**stage.params, **overlay}
+
+
+def validate_stages(config: Config, profile: ProfileFile, profile_name: str) -> list[str]:
+    """Problems with plugins and parameters, one line each, empty when all is well."""
+    problems: list[str] = []
+    for index, stage in enumerate(config.pipeline):
+        if not stage.enabled:
+            continue
+        try:
+            plugin_cls = registry.load(stage.plugin)
+        except registry.PluginNotFound as exc:
+            problems.append(f"pipeline[{index}].plugin: {exc}")
+            continue
+        try:
+            plugin_cls.validate_params(stage.params)
+        except ValidationError as exc:
+            problems += format_validation_error(plugin_cls.Params, exc, f"pipeline[{index}].params")
+            continue
+        try:
+            plugin_cls.validate_params(stage_params(config, stage, profile))
+        except ValidationError as exc:
+            problems += format_validation_error(plugin_cls.Params, exc,
+                                                f"profile {profile_name!r}: plugins.{plugin_cls.name}")
+    return problems
+
+
+def parse(raw: Any, source: str) -> Config:
+    if not isinstance(raw, dict):
+        raise ConfigError(source, [f"expected a mapping at the top level, got {type(raw).__name__}"])
+    try:
+        config = Config.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(source, format_validation_error(Config, exc)) from None
+    profile = load_profile(config, config.profile)
+    problems = validate_stages(config, profile, config.profile)
+    if problems:
+        raise ConfigError(source, problems)
+    return config
+
+
+def load(path: Path | str | None = None) -> Config:
+    """The config at `path`, or the embedded default when no path is given."""
+    if path is None:
+        return parse(_read_yaml("<embedded default>", default_config_text()), "<embedded default>")
+    return parse(_read_yaml(path), str(path))

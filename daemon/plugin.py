@@ -1,0 +1,124 @@
+"""The one base class every tcccd plugin derives from.
+
+A plugin overrides `process` (one message in, any number out) and, where it
+loads a model, `setup` and `warmup`. Heavy imports (torch, onnxruntime) belong
+inside `setup`, so that listing plugins or validating a config stays cheap and a
+worker that needs no torch never imports it.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import structlog
+from pydantic import BaseModel, ConfigDict
+from tcccd.protocol import Message
+
+
+class PluginParams(BaseModel):
+    """Base for a plugin's parameters: unknown keys are errors, not ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class PluginError(Exception):
+    """An error a plugin reports for one request; `code` goes on the wire."""
+
+    def __init__(self, message: str, code: str = "bad_request") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class PluginContext:
+    """What the daemon gives a plugin: where to keep files and how to log."""
+
+    stage: str
+    cache_dir: Path
+    state_dir: Path
+    profile: str = "field"
+    log: Any = field(default_factory=structlog.get_logger)
+
+
+class LatencyWindow:
+    """Processing times of the last N messages, for the percentiles in status."""
+
+    def __init__(self, size: int = 512) -> None:
+        self._ms: collections.deque[float] = collections.deque(maxlen=size)
+
+    def add(self, ms: float) -> None:
+        self._ms.append(ms)
+
+    def percentiles(self) -> dict[str, float | None]:
+        if not self._ms:
+            return {"p50_ms": None, "p95_ms": None, "p99_ms": None, "count": 0}
+        ordered = sorted(self._ms)
+
+        def pick(q: float) -> float:
+            return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
+
+        return {"p50_ms": pick(0.50), "p95_ms": pick(0.95), "p99_ms": pick(0.99), "count": len(ordered)}
+
+
+class Plugin:
+    """A pipeline stage. Subclasses set the class attributes and override `process`.
+
+    `inputs` are the message types the stage accepts ("*" accepts any);
+    `outputs` the types it emits. For every input with `final=True` the stage
+    must emit exactly one output with `final=True`; the worker enforces it.
+    """
+
+    name: ClassVar[str] = ""
+    inputs: ClassVar[tuple[str, ...]] = ()
+    outputs: ClassVar[tuple[str, ...]] = ()
+    Params: ClassVar[type[PluginParams]] = PluginParams
+
+    def __init__(self, params: PluginParams, context: PluginContext) -> None:
+        self.params = params
+        self.context = context
+        self.log = context.log
+
+    @classmethod
+    def validate_params(cls, raw: dict[str, Any]) -> PluginParams:
+        return cls.Params.model_validate(raw)
+
+    def setup(self) -> None:
+        """Load models and open devices. Raising here marks the stage as failing."""
+
+    def warmup(self) -> None:
+        """Run once on representative input so the first real request is not slow."""
+
+    def process(self, message: Message) -> Iterator[Message]:
+        raise NotImplementedError(f"plugin {self.name!r} does not implement process()")
+
+    def apply_profile(self, params: PluginParams) -> None:
+        """Take new parameters (a profile switch). Override when a model must be reloaded."""
+        self.params = params
+
+    def cancel(self, request_id: str) -> None:
+        """Forget the state of a request that ended early (deadline, client gone, worker restart)."""
+
+    def health(self) -> dict[str, Any]:
+        """Extra facts for `tcccd status` (backend in use, model, device)."""
+        return {}
+
+    def teardown(self) -> None:
+        """Release what `setup` took."""
+
+
+def cpu_threads() -> int:
+    """Threads a compute-bound plugin should use: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def elapsed_ms(since_s: float) -> float:
+    return (time.perf_counter() - since_s) * 1000.0

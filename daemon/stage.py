@@ -1,0 +1,102 @@
+"""One plugin instance and the rules every stage obeys, whoever drives it.
+
+The worker process and the test harness both drive plugins through `Stage`, so
+a plugin tested with `tcccd.testing` is held to the same contract as in the
+daemon: a bad request yields an error reply instead of killing the stage, and
+every input that ends a request gets exactly one final reply.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import structlog
+from pydantic import ValidationError
+from tcccd import registry
+from tcccd.config_errors import format_validation_error
+from tcccd.plugin import LatencyWindow, Plugin, PluginContext, PluginError, elapsed_ms
+from tcccd.protocol import Message
+
+STATES = ("starting", "ready", "degraded", "failed", "restarting", "stopped")
+
+
+class Stage:
+    def __init__(self, name: str, plugin_ref: str, params: dict[str, Any], *, cache_dir: Path,
+                 state_dir: Path, profile: str = "field") -> None:
+        self.name = name
+        self.plugin_cls: type[Plugin] = registry.load(plugin_ref)
+        self.state = "starting"
+        self.last_error: str | None = None
+        self.errors = 0
+        self.latency = LatencyWindow()
+        log = structlog.get_logger().bind(stage=name, plugin=self.plugin_cls.name)
+        context = PluginContext(stage=name, cache_dir=cache_dir, state_dir=state_dir, profile=profile, log=log)
+        self.plugin = self.plugin_cls(self.plugin_cls.validate_params(params), context)
+        self.log = log
+
+    def start(self) -> None:
+        """Set up and warm up; exceptions propagate so the worker can report and exit."""
+        t0 = time.perf_counter()
+        self.plugin.setup()
+        self.plugin.warmup()
+        self.state = "ready"
+        self.log.info("stage ready", setup_ms=round(elapsed_ms(t0), 1))
+
+    def handle(self, message: Message) -> Iterator[Message]:
+        """The plugin's outputs for one input, with the stage contract enforced."""
+        t0 = time.perf_counter()
+        final_sent = False
+        with structlog.contextvars.bound_contextvars(request_id=message.id, stage=self.name):
+            try:
+                for out in self.plugin.process(message):
+                    if final_sent:
+                        self.log.warning("output after the final reply dropped", type=out.type)
+                        continue
+                    final_sent = out.final
+                    yield replace(out, id=message.id, stage=self.name)
+            except PluginError as exc:
+                self._note_error(str(exc))
+                final_sent = True
+                yield replace(message.error(exc.code, str(exc)), stage=self.name)
+            except Exception as exc:  # noqa: BLE001 - one bad request must not take the stage down
+                text = f"{self.plugin_cls.name} failed on this request: {type(exc).__name__}: {exc}"
+                self._note_error(text)
+                self.log.error("plugin raised", exc_info=True, traceback=traceback.format_exc(limit=8))
+                final_sent = True
+                yield replace(message.error("plugin_error", text), stage=self.name)
+            if message.final and not final_sent:
+                text = f"{self.plugin_cls.name} returned no final reply for this request"
+                self._note_error(text)
+                yield replace(message.error("plugin_error", text), stage=self.name)
+        self.latency.add(elapsed_ms(t0))
+
+    def apply_profile(self, params: dict[str, Any], profile: str) -> str | None:
+        """Switch parameters; returns an error text instead of raising."""
+        try:
+            validated = self.plugin_cls.validate_params(params)
+        except ValidationError as exc:
+            return "; ".join(format_validation_error(self.plugin_cls.Params, exc, f"{self.name}.params"))
+        self.plugin.context.profile = profile
+        self.plugin.apply_profile(validated)
+        return None
+
+    def _note_error(self, text: str) -> None:
+        self.errors += 1
+        self.last_error = text
+
+    def health(self) -> dict[str, Any]:
+        try:
+            extra = self.plugin.health()
+        except Exception as exc:  # noqa: BLE001 - a broken health() must not break the heartbeat
+            extra = {"health_error": str(exc)}
+        return {"state": self.state, "plugin": self.plugin_cls.name, "last_error": self.last_error,
+                "errors": self.errors, "latency": self.latency.percentiles(), **extra}
+
+    def stop(self) -> None:
+        self.state = "stopped"
+        self.plugin.teardown()
