@@ -1,0 +1,171 @@
+"""Synthetic medical speech for the ASR benchmark and tests, made offline with espeak-ng.
+
+No recorded corpus of a medic's words can ship with tcccd, so the benchmark
+speaks the committed sentence lists (tests/data/asr/tune.txt, heldout.txt)
+with several espeak-ng voices and speeds, some with a light noise floor, plus
+a 45 s recording of sentences with pauses and clips that hold no speech at all
+(silence, white/pink/brown noise, breathing). Everything lands in bench/out/,
+which git ignores; `python bench/asr_corpus.py` rebuilds it, and
+`python bench/asr_corpus.py --samples samples/` writes the bundled demo samples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import soundfile
+import soxr
+
+RATE_HZ = 16000
+ROOT = Path(__file__).resolve().parent.parent
+SENTENCES_DIR = ROOT / "tests" / "data" / "asr"
+VOICES = ("en-us", "en-us+m3", "en-us+f2", "en+klatt")
+SPEEDS_WPM = (140, 150, 160, 175)
+NOISE_KINDS = ("silence", "white", "pink", "brown", "breathing")
+SAMPLES = (
+    ("tourniquet.wav", "tourniquet applied at zero nine fifteen", "en-us", 150, 16000, 1),
+    ("heart_rate.wav", "heart rate one twenty", "en-us+m3", 150, 16000, 1),
+    ("txa.wav", "TXA given", "en-us+f2", 145, 16000, 1),
+    ("medevac.wav", "request urgent medevac for one litter casualty", "en-us", 160, 22050, 2),
+    ("airway.wav", "nasopharyngeal airway inserted", "en+klatt", 150, 16000, 1),
+)
+
+
+@dataclass(frozen=True)
+class Clip:
+    path: Path
+    reference: str
+
+
+def read_sentences(split: str) -> list[str]:
+    lines = (SENTENCES_DIR / f"{split}.txt").read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def speak(text: str, voice: str = "en-us", speed_wpm: int = 150, rate_hz: int = RATE_HZ) -> np.ndarray:
+    """espeak-ng's WAV output (22.05 kHz) as float32 mono at rate_hz."""
+    wav = subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed_wpm), "--stdout", text],
+                         check=True, capture_output=True).stdout
+    audio, source_hz = soundfile.read(io.BytesIO(wav), dtype="float32")
+    return soxr.resample(audio, source_hz, rate_hz).astype(np.float32)
+
+
+def noise(kind: str, seconds: float, rng: np.random.Generator, rms: float = 0.05) -> np.ndarray:
+    """Audio that holds no words: what the recogniser must answer with an empty transcript."""
+    n = int(seconds * RATE_HZ)
+    if kind == "silence":
+        return np.zeros(n, np.float32)
+    white = rng.standard_normal(n)
+    if kind == "white":
+        shaped = white
+    elif kind in ("pink", "brown", "breathing"):
+        spectrum = np.fft.rfft(white)
+        freqs_hz = np.fft.rfftfreq(n, 1 / RATE_HZ)
+        exponent = 0.5 if kind == "pink" else 1.0
+        weight = 1 / np.maximum(freqs_hz, 20.0) ** exponent
+        if kind == "breathing":
+            weight = np.where((freqs_hz > 200) & (freqs_hz < 2500), 1.0, 0.02)
+        shaped = np.fft.irfft(spectrum * weight, n)
+        if kind == "breathing":
+            shaped *= _breath_envelope(n)
+    else:
+        raise ValueError(f"noise kind {kind!r}: expected one of {', '.join(NOISE_KINDS)}")
+    return (shaped * rms / max(1e-9, float(np.sqrt(np.mean(shaped**2))))).astype(np.float32)
+
+
+def _breath_envelope(n: int) -> np.ndarray:
+    """Inhale/exhale bursts: about 1 s of rising and falling air, 1.5 s apart."""
+    t_s = np.arange(n) / RATE_HZ
+    phase = (t_s % 2.5) / 1.0
+    return np.where(phase < 1.0, np.sin(np.pi * np.clip(phase, 0, 1)) ** 2, 0.0)
+
+
+def add_noise_floor(audio: np.ndarray, snr_db: float, rng: np.random.Generator) -> np.ndarray:
+    speech_rms = float(np.sqrt(np.mean(audio**2)))
+    floor = rng.standard_normal(len(audio)) * speech_rms / 10 ** (snr_db / 20)
+    return (audio + floor).astype(np.float32)
+
+
+def _write(path: Path, audio: np.ndarray, rate_hz: int = RATE_HZ) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    soundfile.write(path, audio, rate_hz, subtype="PCM_16")
+
+
+def build_split(split: str, out_dir: Path, seed: int = 7) -> list[Clip]:
+    """One clip per sentence, voices and speeds rotating, every other clip with a 25-35 dB noise floor."""
+    rng = np.random.default_rng(seed + len(split))
+    clips = []
+    for i, text in enumerate(read_sentences(split)):
+        path = out_dir / split / f"{i:03d}.wav"
+        if not path.exists():
+            audio = speak(text, VOICES[i % len(VOICES)], SPEEDS_WPM[(i // len(VOICES)) % len(SPEEDS_WPM)])
+            audio = np.concatenate([np.zeros(RATE_HZ // 4, np.float32), audio, np.zeros(RATE_HZ // 4, np.float32)])
+            if i % 2:
+                audio = add_noise_floor(audio, float(rng.uniform(25, 35)), rng)
+            _write(path, audio)
+        clips.append(Clip(path, text))
+    return clips
+
+
+def build_long(out_dir: Path, min_seconds: float = 45.0, seed: int = 11) -> Clip:
+    """Held-out sentences one after another with 0.6-1.5 s pauses, as a medic talks through a casualty."""
+    rng = np.random.default_rng(seed)
+    pieces, texts, total = [], [], 0
+    for i, text in enumerate(read_sentences("heldout")):
+        speech = speak(text, VOICES[i % len(VOICES)], 155)
+        pause = np.zeros(int(rng.uniform(0.6, 1.5) * RATE_HZ), np.float32)
+        pieces += [speech, pause]
+        texts.append(text)
+        total += len(speech) + len(pause)
+        if total >= min_seconds * RATE_HZ:
+            break
+    path = out_dir / "long45.wav"
+    if not path.exists():
+        _write(path, add_noise_floor(np.concatenate(pieces), 35.0, rng))
+    return Clip(path, " ".join(texts))
+
+
+def build_noise(out_dir: Path, seconds: float = 5.0, seed: int = 3) -> list[Clip]:
+    rng = np.random.default_rng(seed)
+    clips = []
+    for kind in NOISE_KINDS:
+        path = out_dir / "noise" / f"{kind}.wav"
+        audio = noise(kind, seconds, rng)
+        if not path.exists():
+            _write(path, audio)
+        clips.append(Clip(path, ""))
+    return clips
+
+
+def build_samples(samples_dir: Path) -> None:
+    """The bundled demo samples and samples/references.txt (file<TAB>reference)."""
+    lines = []
+    for name, text, voice, speed_wpm, rate_hz, channels in SAMPLES:
+        audio = speak(text, voice, speed_wpm, rate_hz)
+        audio = np.concatenate([np.zeros(rate_hz // 5, np.float32), audio, np.zeros(rate_hz // 5, np.float32)])
+        _write(samples_dir / name, np.repeat(audio[:, None], channels, axis=1) if channels > 1 else audio, rate_hz)
+        lines.append(f"{name}\t{text}")
+    (samples_dir / "references.txt").write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "asr")
+    parser.add_argument("--samples", type=Path, help="write the bundled demo samples into this folder instead")
+    args = parser.parse_args()
+    if args.samples:
+        build_samples(args.samples)
+        return
+    for split in ("tune", "heldout"):
+        print(split, len(build_split(split, args.out)), "clips")
+    print("long", build_long(args.out).path)
+    print("noise", [c.path.name for c in build_noise(args.out)])
+
+
+if __name__ == "__main__":
+    main()
