@@ -1,0 +1,136 @@
+"""Domain vocabulary by lexicon-constrained correction: rewrite what sounds like a known term.
+
+tiny.en hears "tourniquet" as "turn the kit" and "tranexamic acid" as
+"drink Sammy Cassid": the sounds are right, the spelling is a common phrase.
+A prompt full of medical words made things worse and made the model write
+those words over silence. This method never touches the decoder: it compares
+the *pronunciation* (espeak-ng phonemes, through piper's bundled phonemizer)
+of runs of 1-5 transcript words with each vocabulary term and replaces a run
+only when the two sound nearly alike. It can only rewrite words that were
+heard, so an empty transcript (silence, noise) stays empty by construction.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+MAX_RUN_WORDS = 5
+MIN_FUZZY_PHONEMES = 6
+_DROP = str.maketrans("", "", "ˈˌːʲ' -")
+_FOLD = str.maketrans({"ɾ": "t", "ᵻ": "ɪ", "ɐ": "ə", "ɚ": "ɹ", "ɝ": "ɹ", "ɜ": "ə", "i": "ɪ", "ʊ": "u", "ɑ": "a",
+                       "ɔ": "o", "ɡ": "k", "d": "t", "z": "s", "v": "f", "b": "p", "ð": "θ"})
+_WORD = re.compile(r"\d+(?:[.:,/]\d+)*\w*|[\w']+")
+
+
+@dataclass(frozen=True)
+class Correction:
+    start_word: int
+    end_word: int
+    term: str
+    similarity: float
+
+
+def default_vocabulary_path() -> Path:
+    return Path(str(resources.files("tcccd.profiles").joinpath("medical_vocab.txt")))
+
+
+def read_vocabulary(path: Path) -> list[str]:
+    """Terms, one per line; '#' starts a comment. A missing or empty file is an error, not a silent no-op."""
+    try:
+        lines = Path(path).read_text().splitlines()
+    except OSError as exc:
+        raise ValueError(f"vocabulary {path}: cannot read it ({exc.strerror}); expected a text file, one term "
+                         f"per line") from None
+    terms = [line.split("#", 1)[0].strip() for line in lines]
+    terms = [t for t in terms if t]
+    if not terms:
+        raise ValueError(f"vocabulary {path}: holds no terms; expected one term per line")
+    return terms
+
+
+class Phonemizer:
+    """Word -> folded phoneme string, cached: a transcript's words repeat and espeak costs ~3 ms a call."""
+
+    def __init__(self) -> None:
+        from piper.phonemize_espeak import EspeakPhonemizer
+
+        self._espeak: Any = EspeakPhonemizer()
+        self.sounds = functools.lru_cache(maxsize=4096)(self._sounds)
+
+    def _sounds(self, text: str) -> str:
+        phonemes = "".join("".join(sentence) for sentence in self._espeak.phonemize("en-us", text))
+        return phonemes.translate(_DROP).translate(_FOLD)
+
+
+class VocabularyCorrector:
+    def __init__(self, terms: list[str], phonemizer: Phonemizer, min_similarity: float = 0.75) -> None:
+        self.terms = terms
+        self.min_similarity = min_similarity
+        self._phonemizer = phonemizer
+        self._term_sounds = {term: phonemizer.sounds(term) for term in terms}
+        self._known = {_plain(term) for term in terms}
+
+    @classmethod
+    def load(cls, path: Path | None, min_similarity: float = 0.75) -> VocabularyCorrector:
+        return cls(read_vocabulary(path or default_vocabulary_path()), Phonemizer(), min_similarity)
+
+    def correct(self, text: str) -> str:
+        """`text` with every run of words that sounds like a term replaced by that term; the rest kept as is."""
+        matches = [m for m in _WORD.finditer(text) if m.group()[0].isalnum()]
+        words = [m.group() for m in matches]
+        for fix in sorted(self.find(words), key=lambda c: -c.start_word):
+            begin, end = matches[fix.start_word].start(), matches[fix.end_word - 1].end()
+            sentence_start = not text[:begin].strip() or text[:begin].rstrip()[-1] in ".!?"
+            term = fix.term[:1].upper() + fix.term[1:] if sentence_start else fix.term
+            text = text[:begin] + term + text[end:]
+        return text
+
+    def find(self, words: list[str]) -> list[Correction]:
+        """Best non-overlapping corrections, most similar first."""
+        scores = self._similarities(words)
+        candidates = [
+            Correction(start, end, term, sim) for (start, end, term), sim in scores.items()
+            if sim >= self._needed(term) and _plain(" ".join(words[start:end])) != _plain(term)
+            and sim > scores.get((start + 1, end, term), -1.0) and sim > scores.get((start, end - 1, term), -1.0)
+        ]
+        chosen: list[Correction] = []
+        taken: set[int] = set()
+        for cand in sorted(candidates, key=lambda c: (-c.similarity, c.end_word - c.start_word)):
+            span = set(range(cand.start_word, cand.end_word))
+            if not span & taken:
+                chosen.append(cand)
+                taken |= span
+        return chosen
+
+    def _needed(self, term: str) -> float:
+        """Short terms ("TXA", "litter") sound like common words: only an exact sound match counts."""
+        return 1.0 if len(self._term_sounds[term]) < MIN_FUZZY_PHONEMES else self.min_similarity
+
+    def _similarities(self, words: list[str]) -> dict[tuple[int, int, str], float]:
+        """Sound similarity of every run of 1-5 words to every term of about the same length.
+
+        A run that also covers a neighbouring word scores lower than the run
+        without it, which `find` uses to keep "on" in "decompression on the".
+        """
+        from rapidfuzz.distance import Levenshtein
+
+        scores = {}
+        for start in range(len(words)):
+            for end in range(start + 1, min(len(words), start + MAX_RUN_WORDS) + 1):
+                run = words[start:end]
+                if any(ch.isdigit() for w in run for ch in w):
+                    break
+                sounds = "".join(self._phonemizer.sounds(w) for w in run)
+                for term, term_sounds in self._term_sounds.items():
+                    if 0.6 <= len(sounds) / max(1, len(term_sounds)) <= 1.6:
+                        scores[(start, end, term)] = 1.0 - Levenshtein.normalized_distance(sounds, term_sounds)
+        return scores
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"[^a-z ]", "", text.lower()).strip()
