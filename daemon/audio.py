@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 
 import numpy as np
+
 from tcccd.plugin import PluginError
 from tcccd.protocol import AudioFormat
 

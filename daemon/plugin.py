@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import structlog
 from pydantic import BaseModel, ConfigDict
+
 from tcccd.protocol import Message
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import structlog
 from pydantic import ValidationError
+
 from tcccd import registry
 from tcccd.config_errors import format_validation_error
 from tcccd.plugin import LatencyWindow, Plugin, PluginContext, PluginError, elapsed_ms

@@ -1,0 +1,5 @@
+import sys
+
+from tcccd.cli import main
+
+sys.exit(main())

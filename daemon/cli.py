@@ -1,0 +1,198 @@
+"""`tcccd`: run the daemon, and talk to it as an operator or a script would."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from tcccd import config as cfg
+from tcccd import status as status_mod
+from tcccd.client import Client, DaemonNotRunning, RequestFailed
+
+SYSTEM_CONFIG = Path("/etc/tcccd/tcccd.yaml")
+
+
+def _config_path(args: argparse.Namespace) -> Path | None:
+    explicit = args.config or os.environ.get("TCCCD_CONFIG")
+    if explicit:
+        return Path(explicit)
+    return SYSTEM_CONFIG if SYSTEM_CONFIG.is_file() else None
+
+
+def _endpoint(args: argparse.Namespace) -> str:
+    if args.endpoint or os.environ.get("TCCCD_ENDPOINT"):
+        return args.endpoint or os.environ["TCCCD_ENDPOINT"]
+    return cfg.load(_config_path(args)).daemon.client_endpoint
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import zmq
+
+    from tcccd import logs
+    from tcccd.daemon import Daemon
+
+    config = cfg.load(_config_path(args))
+    logs.configure(config.daemon.log_level, config.daemon.log_format)
+    daemon = Daemon(config, _config_path(args))
+    try:
+        return daemon.run()
+    except zmq.ZMQError as exc:
+        print(f"tcccd: cannot bind its sockets ({exc}); is another tcccd running on "
+              f"{config.daemon.client_endpoint}?", file=sys.stderr)
+        return 1
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    while True:
+        code = _status_once(args)
+        if not args.watch:
+            return code
+        time.sleep(args.watch)
+
+
+def _status_once(args: argparse.Namespace) -> int:
+    try:
+        with Client(_endpoint(args), timeout_s=args.timeout) as client:
+            report = client.status()
+    except DaemonNotRunning as exc:
+        print(json.dumps({"state": "not running", "error": str(exc)}) if args.json else str(exc))
+        return status_mod.EXIT_NOT_RUNNING
+    except (TimeoutError, RequestFailed, ValueError) as exc:
+        print(json.dumps({"state": "unknown", "error": str(exc)}) if args.json else f"tcccd state unknown: {exc}")
+        return status_mod.EXIT_UNKNOWN
+    if args.watch and not args.json:
+        print("\033[2J\033[H", end="")
+    print(json.dumps(report, indent=2) if args.json else status_mod.render(report))
+    return status_mod.exit_code(report)
+
+
+def cmd_transcribe(args: argparse.Namespace) -> int:
+    failed = 0
+    with Client(_endpoint(args), timeout_s=args.deadline) as client:
+        for path in args.files:
+            try:
+                reply = client.transcribe(path, deadline_s=args.deadline)
+            except (RequestFailed, TimeoutError, OSError) as exc:
+                print(f"{path}: error: {exc}", file=sys.stderr)
+                failed += 1
+                continue
+            if args.json:
+                print(json.dumps({"file": path, **reply.data}))
+            else:
+                print(f"{path}: {reply.data.get('text', '')}" if len(args.files) > 1 else reply.data.get("text", ""))
+    return 1 if failed else 0
+
+
+def cmd_speak(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from tcccd.audio import wav_bytes
+
+    chunks, rate_hz = [], 0
+    with Client(_endpoint(args), timeout_s=args.deadline) as client:
+        for reply in client.speak(args.text, deadline_s=args.deadline):
+            if reply.payload:
+                rate_hz = reply.audio.sample_rate_hz if reply.audio else rate_hz
+                chunks.append(np.frombuffer(reply.payload, dtype="<i2"))
+    if not chunks:
+        print("tcccd: the daemon returned no audio", file=sys.stderr)
+        return 1
+    audio = np.concatenate(chunks).astype(np.float32) / 32768.0
+    Path(args.output).write_bytes(wav_bytes(audio, rate_hz))
+    print(f"{args.output}: {len(audio) / rate_hz:.2f} s at {rate_hz} Hz")
+    return 0
+
+
+def cmd_profile(args: argparse.Namespace) -> int:
+    with Client(_endpoint(args), timeout_s=10) as client:
+        info = client.profile_set(args.name, "set with tcccd profile set") if args.action == "set" \
+            else client.profile_get()
+    print(f"{info['name']} ({info['reason']}); available: {', '.join(info['available'])}")
+    return 0
+
+
+def cmd_plugins(args: argparse.Namespace) -> int:
+    from tcccd import registry
+
+    for name, ep in sorted(registry.installed().items()):
+        try:
+            cls = registry.load(name)
+            print(f"{name:<12} {ep.value:<48} in: {', '.join(cls.inputs)}  out: {', '.join(cls.outputs)}")
+        except Exception as exc:  # noqa: BLE001 - one broken plugin must not hide the others
+            print(f"{name:<12} {ep.value:<48} BROKEN: {exc}")
+    return 0
+
+
+def cmd_config_check(args: argparse.Namespace) -> int:
+    config = cfg.load(args.file)
+    stages = ", ".join(f"{s.name}({s.plugin})" for s in config.enabled_stages) or "none"
+    print(f"{args.file}: OK (profile {config.profile}; stages: {stages})")
+    return 0
+
+
+def cmd_models_convert(args: argparse.Namespace) -> int:
+    from tcccd.plugins.whisper import convert
+
+    return convert.main([str(args.src), str(args.dst)])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tcccd", description="Voice daemon for a combat medic's kit.")
+    p.add_argument("--config", help="config file (default: $TCCCD_CONFIG, /etc/tcccd/tcccd.yaml, embedded)")
+    p.add_argument("--endpoint", help="daemon endpoint (default: $TCCCD_ENDPOINT or the config's)")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("run", help="run the daemon in the foreground").set_defaults(func=cmd_run)
+    s = sub.add_parser("status", help="health of the daemon: exit 0 healthy, 1 degraded, 3 not running, 4 unknown")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--watch", type=float, nargs="?", const=2.0, default=None, metavar="SECONDS")
+    s.add_argument("--timeout", type=float, default=5.0)
+    s.set_defaults(func=cmd_status)
+    t = sub.add_parser("transcribe", help="transcribe audio files through the running daemon")
+    t.add_argument("files", nargs="+")
+    t.add_argument("--json", action="store_true", help="segments, timings and confidences")
+    t.add_argument("--deadline", type=float, default=120.0)
+    t.set_defaults(func=cmd_transcribe)
+    k = sub.add_parser("speak", help="speak TEXT through the daemon into a WAV file")
+    k.add_argument("text")
+    k.add_argument("-o", "--output", required=True)
+    k.add_argument("--deadline", type=float, default=60.0)
+    k.set_defaults(func=cmd_speak)
+    r = sub.add_parser("profile", help="show or switch the performance profile")
+    r.add_argument("action", nargs="?", choices=["get", "set"], default="get")
+    r.add_argument("name", nargs="?")
+    r.set_defaults(func=cmd_profile)
+    sub.add_parser("plugins", help="list installed plugins").set_defaults(func=cmd_plugins)
+    c = sub.add_parser("config", help="config tools").add_subparsers(dest="config_command", required=True)
+    check = c.add_parser("check", help="validate a config file without starting")
+    check.add_argument("file")
+    check.set_defaults(func=cmd_config_check)
+    m = sub.add_parser("models", help="model tools").add_subparsers(dest="models_command", required=True)
+    conv = m.add_parser("convert", help="convert a CTranslate2 Whisper directory to an openai-whisper .pt")
+    conv.add_argument("src", type=Path)
+    conv.add_argument("dst", type=Path)
+    conv.set_defaults(func=cmd_models_convert)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "profile" and args.action == "set" and not args.name:
+        print("tcccd profile set: name the profile (emergency, field or training)", file=sys.stderr)
+        return 2
+    try:
+        return args.func(args)
+    except cfg.ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except DaemonNotRunning as exc:
+        print(exc, file=sys.stderr)
+        return status_mod.EXIT_NOT_RUNNING
+    except (RequestFailed, TimeoutError) as exc:
+        print(f"tcccd: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

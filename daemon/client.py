@@ -1,0 +1,200 @@
+"""The Python client: what a tablet app or casualty-card tool uses to talk to tcccd.
+
+One DEALER socket for requests, one SUB socket for events, as docs/protocol.md
+describes; a client in another language does the same with any ZeroMQ library.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from tcccd.protocol import AudioFormat, Message, new_id
+
+REPLY_GRACE_S = 2.0
+
+
+class DaemonNotRunning(ConnectionError):
+    pass
+
+
+class RequestFailed(RuntimeError):
+    """The daemon answered a request with an error reply."""
+
+    def __init__(self, reply: Message) -> None:
+        self.reply = reply
+        self.code = reply.data.get("code", "error")
+        super().__init__(f"{self.code}: {reply.data.get('message', '')}")
+
+
+def check_listening(endpoint: str, timeout_s: float = 0.5) -> None:
+    """Fail fast, with a useful message, when nothing listens at the endpoint.
+
+    ZeroMQ connects lazily and would just wait; an operator wants to hear at
+    once that the daemon is not running.
+    """
+    scheme, _, address = endpoint.partition("://")
+    try:
+        if scheme == "tcp":
+            host, _, port = address.rpartition(":")
+            socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+        elif scheme == "ipc":
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.settimeout(timeout_s)
+                sock.connect(address)
+    except OSError as exc:
+        raise DaemonNotRunning(f"tcccd is not running: nothing answers at {endpoint} ({exc.strerror or exc}); "
+                               f"start it with `tcccd run` or `systemctl start tcccd`") from None
+
+
+class Client:
+    def __init__(self, endpoint: str = "tcp://127.0.0.1:7781", timeout_s: float = 120.0, check: bool = True) -> None:
+        if check:
+            check_listening(endpoint)
+        self.endpoint = endpoint
+        self.timeout_s = timeout_s
+        self.ctx = zmq.Context()
+        self.sock = self.ctx.socket(zmq.DEALER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.connect(endpoint)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.ctx.destroy(linger=0)
+
+    def send(self, message: Message) -> None:
+        self.sock.send_multipart(message.to_frames(), copy=False)
+
+    def replies(self, request_id: str, timeout_s: float) -> Iterator[Message]:
+        """Replies to one request until its final one; raises on an error reply or silence."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            remaining_ms = (deadline - time.monotonic()) * 1000
+            if remaining_ms <= 0 or not self.sock.poll(remaining_ms):
+                raise TimeoutError(f"no reply from tcccd at {self.endpoint} within {timeout_s:g} s")
+            reply = Message.from_frames(self.sock.recv_multipart())
+            if reply.id != request_id:
+                continue  # a late reply to an earlier request that this client gave up on
+            if reply.type == "error" and reply.final:
+                raise RequestFailed(reply)
+            yield reply
+            if reply.final:
+                return
+
+    def request(self, message: Message) -> Iterator[Message]:
+        message.final = True
+        self.send(message)
+        yield from self.replies(message.id, self._wait_s(message))
+
+    def call(self, type: str, data: dict[str, Any] | None = None, **fields: Any) -> Message:
+        """A request with a single final reply."""
+        *_, final = self.request(Message(type, data=data or {}, **fields))
+        return final
+
+    def _wait_s(self, message: Message) -> float:
+        return (message.deadline_s or self.timeout_s) + REPLY_GRACE_S
+
+    def transcribe(self, audio: str | Path | bytes, audio_format: AudioFormat | None = None,
+                   deadline_s: float | None = None) -> Message:
+        """A whole recording (a file path, file bytes, or raw PCM with its format) to one final transcript."""
+        payload = Path(audio).read_bytes() if isinstance(audio, (str, Path)) else audio
+        return self.call("transcribe", payload=payload, audio=audio_format or AudioFormat("wav"),
+                         deadline_s=deadline_s)
+
+    def stream(self, audio_format: AudioFormat, deadline_s: float | None = None) -> AudioStream:
+        return AudioStream(self, audio_format, deadline_s)
+
+    def speak(self, text: str, deadline_s: float | None = None, **data: Any) -> Iterator[Message]:
+        """PCM chunks ('audio' messages) as they are made; the last has final=True."""
+        return self.request(Message("speak", data={"text": text, **data}, deadline_s=deadline_s))
+
+    def speak_tokens(self, chunks: Iterable[list[int] | str] = (), prompt: str | None = None,
+                     deadline_s: float | None = None) -> Iterator[Message]:
+        """Orpheus tokens (id lists or '<custom_token_N>' text) in, PCM chunks out."""
+        if prompt is not None:
+            return self.request(Message("speak.tokens", data={"prompt": prompt}, deadline_s=deadline_s))
+        request_id = new_id()
+        seq = 0
+        for seq, chunk in enumerate(chunks):
+            data = {"text": chunk} if isinstance(chunk, str) else {"tokens": list(chunk)}
+            self.send(Message("speak.tokens", id=request_id, seq=seq, data=data, deadline_s=deadline_s))
+        self.send(Message("speak.tokens", id=request_id, seq=seq + 1, final=True, deadline_s=deadline_s))
+        return self.replies(request_id, (deadline_s or self.timeout_s) + REPLY_GRACE_S)
+
+    def status(self) -> dict[str, Any]:
+        return self.call("status").data
+
+    def profile_get(self) -> dict[str, Any]:
+        return self.call("profile.get").data
+
+    def profile_set(self, name: str, reason: str = "set by a client") -> dict[str, Any]:
+        return self.call("profile.set", {"name": name, "reason": reason}).data
+
+    def subscribe(self, topics: Iterable[str] = ("transcript", "profile", "alert"),
+                  events_endpoint: str | None = None) -> Subscription:
+        return Subscription(self.ctx, events_endpoint or self.status()["endpoints"]["events"], topics)
+
+
+class AudioStream:
+    """A live stream: chunks in, partial and final transcripts out, one final reply at the end."""
+
+    def __init__(self, client: Client, audio_format: AudioFormat, deadline_s: float | None) -> None:
+        self.client = client
+        self.id = new_id()
+        self.format = audio_format
+        self.deadline_s = deadline_s
+        self.seq = 0
+
+    def __enter__(self) -> AudioStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def send(self, chunk: bytes) -> list[Message]:
+        """Send one chunk; returns the replies that have arrived so far (partials, utterances, busy notes)."""
+        self.client.send(Message("stream", id=self.id, seq=self.seq, payload=chunk, audio=self.format,
+                                 deadline_s=self.deadline_s))
+        self.seq += 1
+        arrived = []
+        while self.client.sock.poll(0):
+            reply = Message.from_frames(self.client.sock.recv_multipart())
+            if reply.id == self.id:
+                if reply.final and reply.type == "error":
+                    raise RequestFailed(reply)
+                arrived.append(reply)
+        return arrived
+
+    def finish(self) -> list[Message]:
+        """End the stream; every reply still to come, the final transcript last."""
+        self.client.send(Message("stream", id=self.id, seq=self.seq, payload=b"", audio=self.format, final=True,
+                                 deadline_s=self.deadline_s))
+        return list(self.client.replies(self.id, (self.deadline_s or self.client.timeout_s) + REPLY_GRACE_S))
+
+
+class Subscription:
+    def __init__(self, ctx: zmq.Context, endpoint: str, topics: Iterable[str]) -> None:
+        self.sock = ctx.socket(zmq.SUB)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        for topic in topics:
+            self.sock.setsockopt(zmq.SUBSCRIBE, topic.encode())
+        self.sock.connect(endpoint)
+
+    def next(self, timeout_s: float) -> tuple[str, Message] | None:
+        if not self.sock.poll(timeout_s * 1000):
+            return None
+        topic, *frames = self.sock.recv_multipart()
+        return topic.decode(), Message.from_frames(frames)
+
+    def close(self) -> None:
+        self.sock.close(0)

@@ -1,0 +1,84 @@
+"""The health report: what the daemon says about itself, and how an operator reads it.
+
+`overall_state` is the one word an operator acts on; the exit codes follow the
+LSB convention for `status` so scripts and systemd tooling can use them:
+0 healthy, 1 running but degraded (or still starting), 3 not running, 4 unknown.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+EXIT_HEALTHY, EXIT_DEGRADED, EXIT_NOT_RUNNING, EXIT_UNKNOWN = 0, 1, 3, 4
+
+
+def stage_state(worker_state: str, stage_health: dict[str, Any]) -> str:
+    """A stage's state: its worker's, unless the plugin itself reports worse."""
+    reported = stage_health.get("state")
+    if worker_state == "ready" and reported in ("degraded", "failed"):
+        return reported
+    return worker_state
+
+
+def overall_state(stage_states: list[str], stopping: bool) -> str:
+    if stopping:
+        return "stopping"
+    if any(s in ("starting",) for s in stage_states):
+        return "starting"
+    if all(s == "ready" for s in stage_states):
+        return "healthy"
+    return "degraded"
+
+
+def exit_code(report: dict[str, Any]) -> int:
+    return EXIT_HEALTHY if report.get("state") == "healthy" else EXIT_DEGRADED
+
+
+def summary_line(report: dict[str, Any]) -> str:
+    """One line for systemd's STATUS= and the top of the table."""
+    stages = report["stages"]
+    ready = sum(1 for s in stages if s["state"] == "ready")
+    line = f"{report['state']}: profile {report['profile']['name']}, {ready}/{len(stages)} plugins ready"
+    if report["last_errors"]:
+        line += f"; last error: {report['last_errors'][-1]['message'][:120]}"
+    return line
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _mb(value: int | None) -> str:
+    return "-" if not value else f"{value / 2**20:.0f}"
+
+
+def _ago(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts).strftime("%H:%M:%S")
+
+
+def render(report: dict[str, Any]) -> str:
+    """The one screen an operator reads to decide whether the box is fit."""
+    prof = report["profile"]
+    mem = report["memory"]
+    lines = [
+        f"tcccd {report['version']}  {report['state'].upper()}  (pid {report['pid']}, up {report['uptime_s']:.0f} s)",
+        f"profile   {prof['name']}  ({prof['reason']}, since {_ago(prof['since'])})",
+        f"memory    {_mb(mem['total_rss_bytes'])} MB total (daemon {_mb(mem['daemon_rss_bytes'])} MB)",
+        f"requests  {report['requests_in_flight']} in flight",
+        "",
+        f"{'STAGE':<10} {'PLUGIN':<12} {'STATE':<11} {'RESTARTS':>8} {'QUEUE':>7} {'DROPPED':>7} "
+        f"{'P50 ms':>8} {'P99 ms':>8} {'RSS MB':>7}  LAST ERROR",
+    ]
+    for s in report["stages"]:
+        lat = s["latency"]
+        queue = f"{s['queue_depth']}/{s['max_queue']}"
+        lines.append(
+            f"{s['name']:<10} {s['plugin']:<12} {s['state']:<11} {s['restarts']:>8} {queue:>7} "
+            f"{s['dropped_audio_chunks']:>7} {_ms(lat.get('p50_ms')):>8} {_ms(lat.get('p99_ms')):>8} "
+            f"{_mb(s.get('rss_bytes')):>7}  {(s['last_error'] or '')[:60]}"
+        )
+    if report["last_errors"]:
+        lines += ["", "recent errors:"]
+        lines += [f"  {_ago(e['ts'])}  {e['message'][:110]}" for e in report["last_errors"][-5:]]
+    return "\n".join(lines)

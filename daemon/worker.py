@@ -1,0 +1,170 @@
+"""The worker process: hosts one or more stages and serves them over ZeroMQ.
+
+Started by the supervisor as `python -m tcccd.worker SPEC.json`, in a fresh
+interpreter (not a fork), so it imports only what its own plugins need. Two
+DEALER sockets, one per role: `data` for requests and their outputs, `control`
+for heartbeats, profile switches and shutdown. Control is always served first,
+also between the outputs of a long request, so a heartbeat never waits behind
+audio and a worker that stops answering really is stuck.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+import structlog
+import zmq
+
+from tcccd import logs
+from tcccd.protocol import Message, ProtocolError
+from tcccd.stage import Stage
+
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGTERM this process when the daemon dies, so no worker is orphaned."""
+    with contextlib.suppress(OSError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class Worker:
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.spec = spec
+        self.identity = f"{spec['worker']}:{spec['generation']}".encode()
+        self.ctx = zmq.Context()
+        self.data = self._connect(spec["data_endpoint"])
+        self.control = self._connect(spec["control_endpoint"])
+        self.stages: dict[str, Stage] = {}
+        self.running = True
+        self.log = structlog.get_logger()
+
+    def _connect(self, endpoint: str) -> zmq.Socket:
+        sock = self.ctx.socket(zmq.DEALER)
+        sock.setsockopt(zmq.IDENTITY, self.identity)
+        sock.setsockopt(zmq.LINGER, 1000)
+        sock.connect(endpoint)
+        return sock
+
+    def send_control(self, type: str, **data: Any) -> None:
+        self.control.send_multipart(Message(type, data=data).to_frames())
+
+    def start_stages(self) -> None:
+        self.send_control("hello", pid=os.getpid())
+        for spec in self.spec["stages"]:
+            self.send_control("stage", stage=spec["name"], state="starting")
+            stage = Stage(spec["name"], spec["plugin"], spec["params"], cache_dir=Path(self.spec["cache_dir"]),
+                          state_dir=Path(self.spec["state_dir"]), profile=self.spec["profile"])
+            stage.start()
+            self.stages[stage.name] = stage
+        self.send_control("ready", **self.health())
+
+    def health(self) -> dict[str, Any]:
+        mem = psutil.Process().memory_info()
+        return {"pid": os.getpid(), "rss_bytes": mem.rss, "peak_rss_bytes": _peak_rss_bytes(),
+                "stages": {name: stage.health() for name, stage in self.stages.items()}}
+
+    def serve(self) -> None:
+        poller = zmq.Poller()
+        poller.register(self.control, zmq.POLLIN)
+        poller.register(self.data, zmq.POLLIN)
+        while self.running:
+            events = dict(poller.poll(1000))
+            if self.control in events:
+                self.drain_control()
+            elif self.data in events:
+                self.handle_data(self.data.recv_multipart(copy=False))
+
+    def drain_control(self) -> None:
+        while self.running and self.control.poll(0):
+            message = Message.from_frames(self.control.recv_multipart())
+            self.on_control(message)
+
+    def on_control(self, message: Message) -> None:
+        if message.type == "ping":
+            self.send_control("pong", sent_ts=message.ts, **self.health())
+        elif message.type == "profile":
+            self.apply_profile(message.data)
+        elif message.type == "cancel":
+            for stage in self.stages.values():
+                stage.plugin.cancel(message.data["request_id"])
+        elif message.type == "shutdown":
+            self.running = False
+
+    def apply_profile(self, data: dict[str, Any]) -> None:
+        errors = {}
+        for name, params in data["params"].items():
+            if name in self.stages:
+                error = self.stages[name].apply_profile(params, data["profile"])
+                if error:
+                    errors[name] = error
+        self.send_control("profile_applied", profile=data["profile"], errors=errors)
+
+    def handle_data(self, frames: list[Any]) -> None:
+        try:
+            message = Message.from_frames([f.bytes for f in frames])
+        except ProtocolError as exc:
+            self.log.error("bad message from daemon", error=str(exc))
+            return
+        stage = self.stages.get(message.stage or "")
+        if stage is None:
+            self.data.send_multipart(message.error("no_stage", f"stage {message.stage!r} is not in this worker")
+                                     .to_frames())
+        else:
+            for out in stage.handle(message):
+                self.data.send_multipart(out.to_frames(), copy=False)
+                self.drain_control()
+        self.data.send_multipart(Message("ack", id=message.id, stage=message.stage).to_frames())
+
+    def stop(self) -> None:
+        for stage in self.stages.values():
+            try:
+                stage.stop()
+            except Exception:  # noqa: BLE001 - teardown of one stage must not block the others
+                self.log.warning("teardown failed", stage=stage.name, exc_info=True)
+        self.ctx.destroy(linger=500)
+
+
+def _peak_rss_bytes() -> int:
+    """VmHWM: the peak resident set, what the 8 GB budget cares about."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    spec = json.loads(Path(argv[0]).read_text())
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the daemon decides when workers stop
+    logs.configure(spec["log_level"], spec["log_format"], worker=spec["worker"])
+    worker = Worker(spec)
+    signal.signal(signal.SIGTERM, lambda *_: setattr(worker, "running", False))
+    try:
+        worker.start_stages()
+    except Exception as exc:  # noqa: BLE001 - report why, then exit so the supervisor can back off
+        structlog.get_logger().error("stage set-up failed", exc_info=True)
+        worker.send_control("setup_failed", error=f"{type(exc).__name__}: {exc}")
+        time.sleep(0.2)
+        worker.ctx.destroy(linger=1000)
+        return 2
+    worker.serve()
+    worker.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
