@@ -1,0 +1,220 @@
+"""The `whisper` stage: speech to text for files and live streams, gated by VAD, with domain vocabulary.
+
+Order of defences against invented words: silero-vad decides whether there is
+speech at all (silence, noise and breathing never reach Whisper); Whisper's
+own no-speech and log-probability rules drop what slips through; vocabulary
+correction only rewrites words that were heard, so it cannot add any.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from tcccd.audio import load_mono
+from tcccd.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
+from tcccd.plugins.whisper.vad import RATE_HZ, SpeechDetector, VadSettings, pack_spans
+from tcccd.protocol import Message
+
+RELOAD_KEYS = ("model", "backend", "device", "threads")
+
+
+class WhisperParams(PluginParams):
+    model: str | None = Field(None, description="CTranslate2/openai model directory; null = embedded tiny.en")
+    backend: Literal["onnxruntime", "torch", "ctranslate2"] = "onnxruntime"
+    device: str = "cpu"
+    threads: int | None = Field(None, ge=1, description="compute threads; null = the cores this process may use")
+    beam_size: int = Field(5, ge=1, le=16, description="1 = greedy")
+    temperatures: tuple[float, ...] = Field((0.0, 0.2, 0.4, 0.6, 0.8, 1.0), min_length=1)
+    no_speech_threshold: float = Field(0.6, ge=0, le=1)
+    logprob_threshold: float = Field(-1.0, le=0)
+    vad_threshold: float = Field(0.5, gt=0, lt=1, description="silero-vad speech probability")
+    min_silence_ms: int = Field(500, ge=64, description="pause that ends an utterance")
+    speech_pad_ms: int = Field(200, ge=0, le=1000)
+    max_utterance_s: float = Field(30.0, gt=1, le=30, description="an utterance is cut here (Whisper's window)")
+    max_gap_s: float = Field(1.0, ge=0, description="pauses up to this join phrases into one decoder pass")
+    max_audio_s: float = Field(600.0, gt=0, description="longest file accepted by 'transcribe'")
+    partial_interval_ms: int = Field(500, ge=100)
+    vocabulary: str | None = Field(None, description="term list; null = the packaged profiles/medical_vocab.txt")
+    vocabulary_correction: bool = True
+    vocabulary_min_similarity: float = Field(0.75, gt=0.5, le=1.0, description="sound similarity to rewrite a run")
+
+
+class WhisperPlugin(Plugin):
+    name = "whisper"
+    inputs = ("transcribe", "stream")
+    outputs = ("transcript",)
+    Params = WhisperParams
+    params: WhisperParams
+
+    def __init__(self, params: PluginParams, context: Any) -> None:
+        super().__init__(params, context)
+        self._transcriber: Any = None
+        self._detector: SpeechDetector | None = None
+        self._corrector: Any = None
+        self._streams: dict[str, Any] = {}
+
+    def setup(self) -> None:
+        self._detector = SpeechDetector.load(self._vad_settings())
+        self._transcriber = self._load_transcriber()
+        self._corrector = self._load_corrector()
+
+    def warmup(self) -> None:
+        """One pass on a second of quiet tone so the first medic's request does not pay for lazy init."""
+        tone = 0.05 * np.sin(2 * np.pi * 220 * np.arange(RATE_HZ) / RATE_HZ).astype(np.float32)
+        self._transcriber.transcribe(tone, self._options())
+        if self._corrector is not None:
+            self._corrector.correct("warm up")
+
+    def process(self, message: Message) -> Iterator[Message]:
+        if message.type == "transcribe":
+            yield self._transcribe(message)
+        elif message.type == "stream":
+            yield from self._stream(message)
+        else:
+            raise PluginError(f"whisper accepts {', '.join(self.inputs)}, got {message.type!r}", code="bad_request")
+
+    def _transcribe(self, message: Message) -> Message:
+        t0 = time.perf_counter()
+        audio = load_mono(message.payload, message.audio, RATE_HZ, max_s=self.params.max_audio_s)
+        timings = {"decode_audio_ms": elapsed_ms(t0)}
+        t1 = time.perf_counter()
+        spans = self._detector.speech_spans(audio)
+        chunks = pack_spans(spans, self.params.max_utterance_s, self.params.max_gap_s)
+        timings["vad_ms"] = elapsed_ms(t1)
+        segments = []
+        for chunk in chunks:
+            segments += self._recognise(audio[chunk.start:chunk.end], chunk.start_s, timings)
+        timings["total_ms"] = elapsed_ms(t0)
+        data = {"text": " ".join(s["text"] for s in segments).strip(), "segments": segments,
+                "duration_s": round(len(audio) / RATE_HZ, 3), "timings_ms": _rounded(timings),
+                "backend": self.params.backend}
+        return message.reply("transcript", data, final=True)
+
+    def _recognise(self, audio: np.ndarray, offset_s: float, timings: dict[str, float]) -> list[dict[str, Any]]:
+        """Segments Whisper is confident hold speech, vocabulary-corrected, on the recording's clock."""
+        result = self._transcriber.transcribe(audio, self._options())
+        for key, ms in result.timings_ms.items():
+            timings[key] = timings.get(key, 0.0) + ms
+        t0 = time.perf_counter()
+        kept = []
+        for seg in result.segments:
+            text = seg.text.strip()
+            if not text or self._is_no_speech(seg):
+                continue
+            if self._corrector is not None:
+                text = self._corrector.correct(text)
+            kept.append({"start_s": round(offset_s + seg.start_s, 3), "end_s": round(offset_s + seg.end_s, 3),
+                         "text": text, "avg_logprob": round(seg.avg_logprob, 4),
+                         "no_speech_prob": round(seg.no_speech_prob, 4)})
+        timings["vocabulary_ms"] = timings.get("vocabulary_ms", 0.0) + elapsed_ms(t0)
+        return kept
+
+    def _is_no_speech(self, seg: Any) -> bool:
+        """Whisper's own rule: likely silence and not confidently decoded, or hopelessly unsure."""
+        unsure = seg.avg_logprob < self.params.logprob_threshold
+        return (seg.no_speech_prob > self.params.no_speech_threshold and unsure) or seg.avg_logprob < -2.0
+
+    def _stream(self, message: Message) -> Iterator[Message]:
+        from tcccd.plugins.whisper.streaming import StreamSession
+
+        session = self._streams.get(message.id)
+        try:
+            if session is None:
+                session = StreamSession.open(message.audio, self._detector, self._vad_settings())
+                self._streams[message.id] = session
+            samples = session.samples(message.payload, message.audio, message.final)
+            finished = session.segmenter.feed(samples)
+            if message.final:
+                finished += session.segmenter.flush()
+            for utterance in finished:
+                yield self._utterance_reply(message, session, utterance)
+            if not message.final and session.partial_due(self.params.partial_interval_ms):
+                yield self._partial_reply(message, session)
+        except Exception:
+            self._streams.pop(message.id, None)
+            raise
+        if message.final:
+            self._streams.pop(message.id, None)
+            texts = [u["text"] for u in session.utterances if u["text"]]
+            yield message.reply("transcript", {"text": " ".join(texts), "utterances": session.utterances},
+                                final=True)
+
+    def _utterance_reply(self, message: Message, session: Any, utterance: Any) -> Message:
+        timings: dict[str, float] = {}
+        segments = self._recognise(utterance.audio, utterance.start_s, timings)
+        entry = {"partial": False, "text": " ".join(s["text"] for s in segments).strip(),
+                 "utterance": utterance.index, "start_s": round(utterance.start_s, 3),
+                 "end_s": round(utterance.end_s, 3)}
+        session.utterances.append(entry)
+        return message.reply("transcript", {**entry, "timings_ms": _rounded(timings)})
+
+    def _partial_reply(self, message: Message, session: Any) -> Message:
+        session.mark_partial()
+        segments = self._recognise(session.segmenter.current_audio(), 0.0, {})
+        return message.reply("transcript", {"partial": True, "text": " ".join(s["text"] for s in segments).strip(),
+                                            "utterance": session.segmenter.next_index})
+
+    def cancel(self, request_id: str) -> None:
+        self._streams.pop(request_id, None)
+
+    def apply_profile(self, params: PluginParams) -> None:
+        """New decoding settings take effect at once; only a new model, backend or device reloads weights."""
+        old = self.params
+        self.params = params  # type: ignore[assignment]
+        if self._transcriber is None:
+            return
+        if any(getattr(old, k) != getattr(self.params, k) for k in RELOAD_KEYS):
+            self._transcriber = self._load_transcriber()
+        if (old.vocabulary, old.vocabulary_correction, old.vocabulary_min_similarity) != (
+                self.params.vocabulary, self.params.vocabulary_correction, self.params.vocabulary_min_similarity):
+            self._corrector = self._load_corrector()
+        self._detector.settings = self._vad_settings()
+
+    def health(self) -> dict[str, Any]:
+        return {"backend": self.params.backend, "model": self.params.model or "embedded tiny.en",
+                "device": self.params.device, "beam_size": self.params.beam_size,
+                "vocabulary_terms": len(self._corrector.terms) if self._corrector else 0,
+                "open_streams": len(self._streams)}
+
+    def teardown(self) -> None:
+        self._streams.clear()
+        self._transcriber = None
+
+    def _load_transcriber(self) -> Any:
+        from tcccd.plugins.whisper.transcriber import Transcriber
+
+        return Transcriber.load(self.params.model, backend=self.params.backend, device=self.params.device,
+                                cache_dir=Path(self.context.cache_dir) / "whisper",
+                                threads=self.params.threads or cpu_threads())
+
+    def _load_corrector(self) -> Any:
+        if not self.params.vocabulary_correction:
+            return None
+        from tcccd.plugins.whisper.vocabulary import VocabularyCorrector
+
+        path = Path(self.params.vocabulary) if self.params.vocabulary else None
+        try:
+            return VocabularyCorrector.load(path, self.params.vocabulary_min_similarity)
+        except ValueError as exc:
+            raise PluginError(str(exc), code="bad_config") from None
+
+    def _options(self) -> Any:
+        from tcccd.plugins.whisper.transcriber import DecodeOptions
+
+        return DecodeOptions(beam_size=self.params.beam_size, temperatures=tuple(self.params.temperatures),
+                             no_speech_threshold=self.params.no_speech_threshold,
+                             logprob_threshold=self.params.logprob_threshold)
+
+    def _vad_settings(self) -> VadSettings:
+        return VadSettings(threshold=self.params.vad_threshold, min_silence_ms=self.params.min_silence_ms,
+                           speech_pad_ms=self.params.speech_pad_ms, max_utterance_s=self.params.max_utterance_s)
+
+
+def _rounded(timings: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 2) for k, v in timings.items()}

@@ -1,0 +1,176 @@
+"""Live streams cut into utterances at pauses, with memory bounded by one utterance.
+
+A medic may keep a stream open for minutes. Only the current utterance's
+samples are kept (at most max_utterance_s, where it is cut), plus a short
+pre-roll so the first syllable before the VAD fires is not lost. Each stream
+has its own VAD state and resampler, so streams never disturb one another.
+"""
+
+from __future__ import annotations
+
+import collections
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tcccd.audio import decode
+from tcccd.plugin import PluginError
+from tcccd.plugins.whisper.vad import RATE_HZ, WINDOW_SAMPLES, SpeechDetector, VadSettings, VadState
+from tcccd.protocol import AudioFormat
+
+WINDOW_MS = 1000 * WINDOW_SAMPLES / RATE_HZ
+
+
+@dataclass(frozen=True)
+class Utterance:
+    index: int
+    start_s: float
+    end_s: float
+    audio: np.ndarray
+
+
+class UtteranceSegmenter:
+    """Feeds audio of any chunk size to the VAD 32 ms at a time; returns utterances as they end."""
+
+    def __init__(self, detector: SpeechDetector, settings: VadSettings) -> None:
+        self._detector = detector
+        self.settings = settings
+        self._state = VadState()
+        self._pending = np.zeros(0, np.float32)
+        self._preroll: collections.deque[np.ndarray] = collections.deque(
+            maxlen=max(1, round(settings.speech_pad_ms / WINDOW_MS)))
+        self._windows: list[np.ndarray] = []
+        self._start_sample = 0
+        self._seen_samples = 0
+        self._speech_windows = 0
+        self._silent_windows = 0
+        self._emitted = 0
+
+    @property
+    def in_speech(self) -> bool:
+        return bool(self._windows)
+
+    @property
+    def next_index(self) -> int:
+        """Index the utterance in progress will get."""
+        return self._emitted
+
+    @property
+    def held_samples(self) -> int:
+        """Samples held in memory: what stays bounded however long the stream runs."""
+        return len(self._pending) + WINDOW_SAMPLES * (len(self._windows) + len(self._preroll))
+
+    def current_audio(self) -> np.ndarray:
+        return np.concatenate(self._windows) if self._windows else np.zeros(0, np.float32)
+
+    def feed(self, audio: np.ndarray) -> list[Utterance]:
+        joined = np.concatenate([self._pending, audio.astype(np.float32, copy=False)])
+        whole = len(joined) - len(joined) % WINDOW_SAMPLES
+        self._pending = joined[whole:].copy()
+        finished = []
+        for offset in range(0, whole, WINDOW_SAMPLES):
+            utterance = self._step(joined[offset:offset + WINDOW_SAMPLES].copy())
+            if utterance is not None:
+                finished.append(utterance)
+        return finished
+
+    def flush(self) -> list[Utterance]:
+        """The utterance still open when the stream ends (the last words before 'stop')."""
+        if len(self._pending):
+            self.feed(np.zeros(WINDOW_SAMPLES - len(self._pending), np.float32))
+        last = self._close(trailing_windows=0) if self._windows else None
+        return [last] if last is not None else []
+
+    def _step(self, window: np.ndarray) -> Utterance | None:
+        prob = self._detector.step(self._state, window)
+        position = self._seen_samples
+        self._seen_samples += WINDOW_SAMPLES
+        if not self._windows:
+            if prob >= self.settings.threshold:
+                self._start_sample = position - WINDOW_SAMPLES * len(self._preroll)
+                self._windows = [*self._preroll, window]
+                self._preroll.clear()
+                self._speech_windows, self._silent_windows = 1, 0
+            else:
+                self._preroll.append(window)
+            return None
+        self._windows.append(window)
+        if prob < self.settings.release_threshold:
+            self._silent_windows += 1
+        else:
+            self._silent_windows = 0
+            self._speech_windows += prob >= self.settings.threshold
+        if self._silent_windows * WINDOW_MS >= self.settings.min_silence_ms:
+            pad_windows = self._preroll.maxlen or 0
+            return self._close(trailing_windows=max(0, self._silent_windows - pad_windows))
+        if len(self._windows) * WINDOW_SAMPLES >= self.settings.max_utterance_s * RATE_HZ:
+            return self._close(trailing_windows=0)
+        return None
+
+    def _close(self, trailing_windows: int) -> Utterance | None:
+        kept = self._windows[:len(self._windows) - trailing_windows]
+        speech_ms = self._speech_windows * WINDOW_MS
+        self._windows, self._speech_windows, self._silent_windows = [], 0, 0
+        if speech_ms < self.settings.min_speech_ms or not kept:
+            return None
+        audio = np.concatenate(kept)
+        start_s = self._start_sample / RATE_HZ
+        utterance = Utterance(self._emitted, start_s, start_s + len(audio) / RATE_HZ, audio)
+        self._emitted += 1
+        return utterance
+
+
+@dataclass
+class StreamSession:
+    """One stream request: its declared format, resampler, segmenter and finished utterances."""
+
+    audio: AudioFormat
+    segmenter: UtteranceSegmenter
+    utterances: list[dict[str, Any]] = field(default_factory=list)
+    resampler: Any = None
+    partial_at_s: float = 0.0
+    partial_samples: int = 0
+
+    @classmethod
+    def open(cls, audio: AudioFormat | None, detector: SpeechDetector, settings: VadSettings) -> StreamSession:
+        audio = audio or AudioFormat()
+        if audio.encoding == "wav":
+            raise PluginError("stream: expected raw PCM chunks (encoding 'pcm_s16le' or 'pcm_f32le' with "
+                              "sample_rate_hz and channels); a WAV file goes to 'transcribe'", code="bad_audio")
+        resampler = None
+        if audio.sample_rate_hz != RATE_HZ:
+            import soxr
+
+            resampler = soxr.ResampleStream(audio.sample_rate_hz, RATE_HZ, 1, dtype="float32")
+        return cls(audio, UtteranceSegmenter(detector, settings), resampler=resampler)
+
+    def samples(self, payload: bytes | None, audio: AudioFormat | None, last: bool) -> np.ndarray:
+        """One chunk as 16 kHz mono float32; the format may be repeated but not changed mid-stream."""
+        if audio is not None and audio != self.audio:
+            raise PluginError(f"stream: audio format changed mid-stream from {self.audio.to_dict()} to "
+                              f"{audio.to_dict()}; a stream keeps one format", code="bad_audio")
+        if not payload:
+            if last:
+                return self._resample(np.zeros(0, np.float32), last)
+            raise PluginError("stream: empty chunk; only the final message may have no payload", code="bad_audio")
+        mono, _ = decode(payload, self.audio)
+        return self._resample(mono, last)
+
+    def _resample(self, mono: np.ndarray, last: bool) -> np.ndarray:
+        if self.resampler is None:
+            return mono.astype(np.float32, copy=False)
+        return self.resampler.resample_chunk(mono.astype(np.float32), last=last)
+
+    def partial_due(self, interval_ms: int) -> bool:
+        """A partial is due when speech goes on, interval_ms has passed and as much new audio has arrived."""
+        if not self.segmenter.in_speech:
+            self.partial_samples = 0
+            return False
+        grown = len(self.segmenter.current_audio()) - self.partial_samples
+        return grown * 1000 >= interval_ms * RATE_HZ and (time.monotonic() - self.partial_at_s) * 1000 >= interval_ms
+
+    def mark_partial(self) -> None:
+        self.partial_at_s = time.monotonic()
+        self.partial_samples = len(self.segmenter.current_audio())
