@@ -26,3 +26,11 @@ def detector():
     from tcccd.plugins.whisper.vad import SpeechDetector, VadSettings
 
     return SpeechDetector.load(VadSettings())
+
+
+@pytest.fixture(scope="session")
+def transcriber(tmp_path_factory):
+    """The embedded tiny.en on the torch backend (no ONNX export), loaded once for every whisper test."""
+    from tcccd.plugins.whisper.transcriber import Transcriber
+
+    return Transcriber.load(None, backend="torch", cache_dir=tmp_path_factory.mktemp("whisper-cache"), threads=2)

@@ -1,0 +1,281 @@
+"""Decoding one 30 s window: greedy, sampling and beam search over the torch decoder.
+
+Follows openai-whisper's rules (suppressed tokens, blank suppression,
+ApplyTimestampRules, no-speech probability at the SOT position, sum-logprob /
+length ranking) so transcripts and the silence/hallucination signals mean the
+same as in openai's transcribe. The service side plugs vocabulary biasing in
+through `logits_processors`, applied before the timestamp rules so biasing can
+never break the timestamp structure.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import torch
+
+    from tcccd.plugins.whisper.model import KV, TextDecoder
+    from tcccd.plugins.whisper.tokenizer import Tokenizer
+
+MAX_INITIAL_TIMESTAMP_S = 1.0
+SECONDS_PER_TIMESTAMP = 0.02
+
+
+class LogitsProcessor(Protocol):
+    def __call__(self, tokens: torch.Tensor, logits: torch.Tensor) -> None:
+        """tokens: [n_hyp, seq] int64 (the whole decoder input so far, SOT sequence included);
+        logits: [n_hyp, vocab] float32, modified IN PLACE before the next token is chosen (greedy and beam)."""
+
+
+@dataclass
+class DecodeOptions:
+    beam_size: int = 5  # 1 = greedy; at temperature > 0 the number of samples (openai's best_of)
+    temperatures: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)  # fallback schedule
+    without_timestamps: bool = False
+    suppress_blank: bool = True
+    suppress_tokens: tuple[int, ...] | None = None  # None = the model's default set
+    no_speech_threshold: float = 0.6
+    logprob_threshold: float = -1.0
+    compression_ratio_threshold: float = 2.4
+    prompt: str | None = None
+    logits_processors: tuple[LogitsProcessor, ...] = ()
+    audio_context: str = "auto"  # "auto": encode only the frames holding audio (+ margin); "full": 30 s window
+    condition_on_previous_text: bool = True  # long audio: prompt each window with the previous window's text
+
+
+@dataclass
+class WindowResult:
+    tokens: list[int]  # sampled tokens, timestamps included, eot excluded
+    text: str
+    avg_logprob: float
+    no_speech_prob: float
+    temperature: float
+    compression_ratio: float
+    repetitive: bool
+
+
+def compression_ratio(text: str) -> float:
+    """openai's looping signal: repeated text compresses well."""
+    raw = text.encode("utf-8")
+    return len(raw) / len(zlib.compress(raw)) if raw else 0.0
+
+
+def repeats_at_tail(tokens: list[int], min_repeats: int = 4, min_span: int = 16) -> bool:
+    """True when the sequence ends in one n-gram repeated back to back (a decoding loop)."""
+    for period in range(1, len(tokens) // min_repeats + 1):
+        repeats = 1
+        while (repeats + 1) * period <= len(tokens) and \
+                tokens[-(repeats + 1) * period: -repeats * period] == tokens[-period:]:
+            repeats += 1
+        if repeats >= min_repeats and repeats * period >= min_span:
+            return True
+    return False
+
+
+class LogitFilters:
+    """Every rule that edits logits before a token is chosen, in openai's order."""
+
+    def __init__(self, tokenizer: Tokenizer, options: DecodeOptions, suppress: tuple[int, ...],
+                 sample_begin: int, max_timestamp_index: int, device: torch.device) -> None:
+        import torch
+
+        self.tok = tokenizer
+        self.options = options
+        self.sample_begin = sample_begin
+        self.max_timestamp_index = max_timestamp_index
+        self.suppress = torch.tensor(sorted(set(suppress)), dtype=torch.long, device=device)
+        self.blank = torch.tensor(tokenizer.encode(" ") + [tokenizer.eot], dtype=torch.long, device=device)
+
+    def __call__(self, tokens: torch.Tensor, logits: torch.Tensor, token_lists: list[list[int]]) -> None:
+        if self.options.suppress_blank and tokens.shape[1] == self.sample_begin:
+            logits[:, self.blank] = -float("inf")
+        logits[:, self.suppress] = -float("inf")
+        for processor in self.options.logits_processors:
+            processor(tokens, logits)
+        if not self.options.without_timestamps:
+            self._timestamp_rules(logits, token_lists)
+
+    def _timestamp_rules(self, logits: torch.Tensor, token_lists: list[list[int]]) -> None:
+        """openai's ApplyTimestampRules, plus: no timestamp past the encoded audio."""
+        import torch
+
+        begin, eot = self.tok.timestamp_begin, self.tok.eot
+        logits[:, self.tok.no_timestamps] = -float("inf")
+        logits[:, begin + self.max_timestamp_index + 1:] = -float("inf")
+        for k, seq in enumerate(token_lists):
+            sampled = seq[self.sample_begin:]
+            last_ts = len(sampled) >= 1 and sampled[-1] >= begin
+            penultimate_ts = len(sampled) < 2 or sampled[-2] >= begin
+            if last_ts:
+                if penultimate_ts:
+                    logits[k, begin:] = -float("inf")
+                else:
+                    logits[k, :eot] = -float("inf")
+            stamps = [t for t in sampled if t >= begin]
+            if stamps:
+                floor = stamps[-1] if last_ts and not penultimate_ts else stamps[-1] + 1
+                logits[k, begin:floor] = -float("inf")
+        if len(token_lists[0]) == self.sample_begin:
+            logits[:, :begin] = -float("inf")
+            last_allowed = begin + round(MAX_INITIAL_TIMESTAMP_S / SECONDS_PER_TIMESTAMP)
+            logits[:, last_allowed + 1:] = -float("inf")
+        logprobs = torch.log_softmax(logits, dim=-1)
+        timestamp_lp = logprobs[:, begin:].logsumexp(dim=-1)
+        text_lp = logprobs[:, :begin].max(dim=-1).values
+        logits[timestamp_lp > text_lp, :begin] = -float("inf")
+
+
+def initial_tokens(tokenizer: Tokenizer, options: DecodeOptions, prompt_tokens: list[int],
+                   n_text_ctx: int) -> list[int]:
+    tokens = []
+    if prompt_tokens:
+        tokens = [tokenizer.sot_prev] + prompt_tokens[-(n_text_ctx // 2 - 1):]
+    tokens += list(tokenizer.sot_sequence)
+    if options.without_timestamps:
+        tokens.append(tokenizer.no_timestamps)
+    return tokens
+
+
+class _DecoderState:
+    """The running decoder: token tensor, per-layer cache, cross-attention k/v, for n hypotheses."""
+
+    def __init__(self, decoder: TextDecoder, cross_kv: list[KV], cache: list[KV], tokens: list[list[int]]) -> None:
+        import torch
+
+        self.decoder = decoder
+        n = len(tokens)
+        self.cross_kv = [(k.expand(n, -1, -1, -1), v.expand(n, -1, -1, -1)) for k, v in cross_kv]
+        self.cache = [(k.expand(n, -1, -1, -1), v.expand(n, -1, -1, -1)) for k, v in cache]
+        self.lists = tokens
+        self.device = decoder.token_embedding.weight.device
+        self.tokens = torch.tensor(tokens, dtype=torch.long, device=self.device)
+
+    def advance(self, next_tokens: list[int], sources: list[int] | None = None) -> torch.Tensor:
+        """Append one token per hypothesis (after reordering by `sources`) and return the next logits."""
+        import torch
+
+        if sources is not None:
+            index = torch.tensor(sources, dtype=torch.long, device=self.device)
+            self.cache = [(k.index_select(0, index), v.index_select(0, index)) for k, v in self.cache]
+            self.tokens = self.tokens.index_select(0, index)
+            self.lists = [list(self.lists[s]) for s in sources]
+        new = torch.tensor(next_tokens, dtype=torch.long, device=self.device)[:, None]
+        self.tokens = torch.cat([self.tokens, new], dim=1)
+        for seq, token in zip(self.lists, next_tokens, strict=True):
+            seq.append(token)
+        hidden, self.cache = self.decoder(new, self.cross_kv, self.cache)
+        return self.decoder.logits(hidden[:, -1])
+
+
+def _sample_loop(state: _DecoderState, logits: torch.Tensor, filters: LogitFilters, temperature: float,
+                 eot: int, max_len: int) -> tuple[list[list[int]], list[float]]:
+    """Greedy (temperature 0) or sampling for every hypothesis until eot, a loop, or max_len tokens."""
+    import torch
+
+    n = len(state.lists)
+    sum_logprobs = [0.0] * n
+    done = [False] * n
+    for _ in range(max_len):
+        filters(state.tokens, logits, state.lists)
+        logprobs = torch.log_softmax(logits, dim=-1)
+        if temperature == 0:
+            chosen = logits.argmax(dim=-1)
+        else:
+            chosen = torch.distributions.Categorical(logits=logits / temperature).sample()
+        picks = chosen.tolist()
+        for k in range(n):
+            if done[k]:
+                picks[k] = eot
+                continue
+            sum_logprobs[k] += float(logprobs[k, picks[k]])
+            sampled = state.lists[k][filters.sample_begin:] + [picks[k]]
+            if picks[k] == eot or repeats_at_tail(sampled):
+                done[k] = True
+        if all(done):
+            state.lists = [seq + [p] for seq, p in zip(state.lists, picks, strict=True)]
+            break
+        logits = state.advance(picks)
+    return state.lists, sum_logprobs
+
+
+def _beam_loop(state: _DecoderState, logits: torch.Tensor, filters: LogitFilters, beam_size: int,
+               eot: int, max_len: int) -> tuple[list[list[int]], list[float]]:
+    """openai's BeamSearchDecoder (patience 1): keep beam_size live hypotheses, stop at beam_size finished."""
+    import torch
+
+    sum_logprobs = [0.0] * beam_size
+    finished: dict[tuple[int, ...], float] = {}
+    for _ in range(max_len):
+        filters(state.tokens, logits, state.lists)
+        top_lp, top_ids = torch.log_softmax(logits, dim=-1).topk(beam_size + 1, dim=-1)
+        scores: dict[tuple[int, ...], float] = {}
+        sources: dict[tuple[int, ...], int] = {}
+        for k, (lps, ids) in enumerate(zip(top_lp.tolist(), top_ids.tolist(), strict=True)):
+            for lp, token in zip(lps, ids, strict=True):
+                seq = (*state.lists[k], token)
+                scores[seq], sources[seq] = sum_logprobs[k] + lp, k
+        live: list[tuple[int, ...]] = []
+        for seq in sorted(scores, key=scores.get, reverse=True):
+            if seq[-1] == eot:
+                if len(finished) < beam_size:
+                    finished[seq] = scores[seq]
+            elif len(live) < beam_size:
+                live.append(seq)
+        if len(finished) >= beam_size or not live:
+            break
+        sum_logprobs = [scores[seq] for seq in live]
+        logits = state.advance([seq[-1] for seq in live], [sources[seq] for seq in live])
+    else:
+        live = [tuple(seq) for seq in state.lists]
+    for seq, score in sorted(zip(live, sum_logprobs, strict=False), key=lambda item: -item[1]):
+        if len(finished) >= beam_size:
+            break
+        finished.setdefault((*seq, eot), score)
+    return [list(seq) for seq in finished], list(finished.values())
+
+
+def decode_window(decoder: TextDecoder, cross_kv: list[KV], tokenizer: Tokenizer, options: DecodeOptions,
+                  temperature: float, prompt_tokens: list[int], suppress: tuple[int, ...],
+                  max_timestamp_index: int) -> WindowResult:
+    """Decode one window whose cross-attention k/v (batch 1) are already computed."""
+    import torch
+
+    n_text_ctx = decoder.positional_embedding.shape[0]
+    start = initial_tokens(tokenizer, options, prompt_tokens, n_text_ctx)
+    sample_begin = len(start)
+    max_len = min(n_text_ctx // 2, n_text_ctx - sample_begin)
+    filters = LogitFilters(tokenizer, options, suppress, sample_begin, max_timestamp_index,
+                           decoder.token_embedding.weight.device)
+    with torch.inference_mode():
+        device = decoder.token_embedding.weight.device
+        hidden, cache = decoder(torch.tensor([start], dtype=torch.long, device=device), cross_kv, None)
+        sot_index = start.index(tokenizer.sot)
+        first = decoder.logits(hidden[0, [sot_index, -1]])
+        no_speech_prob = float(torch.softmax(first[0], dim=-1)[tokenizer.no_speech])
+        n_hyp = max(1, options.beam_size) if temperature > 0 or options.beam_size > 1 else 1
+        state = _DecoderState(decoder, cross_kv, cache, [list(start) for _ in range(n_hyp)])
+        logits = first[1:2].expand(n_hyp, -1).clone()
+        if temperature == 0 and n_hyp > 1:
+            sequences, sum_logprobs = _beam_loop(state, logits, filters, n_hyp, tokenizer.eot, max_len)
+        else:
+            sequences, sum_logprobs = _sample_loop(state, logits, filters, temperature, tokenizer.eot, max_len)
+    return _best(sequences, sum_logprobs, sample_begin, tokenizer, no_speech_prob, temperature)
+
+
+def _best(sequences: list[list[int]], sum_logprobs: list[float], sample_begin: int, tokenizer: Tokenizer,
+          no_speech_prob: float, temperature: float) -> WindowResult:
+    """Rank by sum logprob / length (openai's default ranker) and describe the winner."""
+    candidates = []
+    for seq, lp in zip(sequences, sum_logprobs, strict=True):
+        sampled = seq[sample_begin:]
+        if tokenizer.eot in sampled:
+            sampled = sampled[: sampled.index(tokenizer.eot)]
+        candidates.append((lp / max(1, len(sampled)), sampled, lp))
+    _, tokens, sum_lp = max(candidates, key=lambda c: c[0])
+    text = tokenizer.decode(tokens)
+    return WindowResult(tokens=tokens, text=text, avg_logprob=sum_lp / (len(tokens) + 1),
+                        no_speech_prob=no_speech_prob, temperature=temperature,
+                        compression_ratio=compression_ratio(text), repetitive=repeats_at_tail(tokens))

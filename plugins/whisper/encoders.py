@@ -1,0 +1,204 @@
+"""Encoder backends behind one small interface, so TensorRT can slot in later.
+
+`torch` and `onnxruntime` run our own module on the shipped weights and hand
+the features to the torch decoder. `ctranslate2` is a whole-model alternative
+(faster-whisper's engine): it encodes and decodes itself, see ct2_engine below.
+The ONNX graph is exported once per weights+settings and cached, because an
+export costs seconds and the daemon restarts workers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from tcccd.plugins.whisper.decoding import (
+    DecodeOptions,
+    WindowResult,
+    compression_ratio,
+    decode_window,
+    initial_tokens,
+    repeats_at_tail,
+)
+from tcccd.plugins.whisper.tokenizer import Tokenizer
+
+if TYPE_CHECKING:
+    import torch
+
+    from tcccd.plugins.whisper.model import AudioEncoder
+
+ONNX_OPSET = 17
+EXPORT_SETTINGS = f"encoder-fp32-dynamic-frames-opset{ONNX_OPSET}-v1"
+BACKENDS = ("onnxruntime", "torch", "ctranslate2")
+
+
+class EncoderBackend(Protocol):
+    name: str
+
+    def encode(self, mel: torch.Tensor) -> torch.Tensor:
+        """mel [1, n_mels, frames] float32 (frames even, <= 3000) -> features [1, frames / 2, state] float32."""
+
+
+class TorchEncoder:
+    """Eager torch: fp32 on CPU, fp16 on CUDA (the module must already sit on that device and dtype)."""
+
+    name = "torch"
+
+    def __init__(self, encoder: AudioEncoder) -> None:
+        self.encoder = encoder
+        self.parameter = next(encoder.parameters())
+
+    def encode(self, mel: torch.Tensor) -> torch.Tensor:
+        import torch
+
+        with torch.inference_mode():
+            return self.encoder(mel.to(self.parameter.device, self.parameter.dtype))
+
+
+def weights_digest(encoder: AudioEncoder) -> str:
+    """Hash of the encoder's weights: the ONNX cache key, so new weights never meet a stale graph."""
+    digest = hashlib.sha256(EXPORT_SETTINGS.encode())
+    for name, tensor in sorted(encoder.state_dict().items()):
+        digest.update(name.encode())
+        digest.update(tensor.detach().float().cpu().contiguous().numpy().tobytes())
+    return digest.hexdigest()[:24]
+
+
+def export_onnx(encoder: AudioEncoder, path: Path) -> None:
+    """Export with a dynamic frame axis, written beside and renamed so a crash leaves no half file."""
+    import torch
+
+    n_mels = encoder.conv1.in_channels
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with torch.no_grad():
+        torch.onnx.export(encoder.float().cpu().eval(), (torch.zeros(1, n_mels, 800),), str(tmp),
+                          input_names=["mel"], output_names=["features"], opset_version=ONNX_OPSET,
+                          dynamic_axes={"mel": {2: "frames"}, "features": {1: "positions"}}, dynamo=False)
+    os.replace(tmp, path)
+
+
+class OnnxEncoder:
+    """onnxruntime on CPU; `exported` tells whether this load had to export (False = cache hit)."""
+
+    name = "onnxruntime"
+
+    def __init__(self, encoder: AudioEncoder, cache_dir: Path, threads: int) -> None:
+        import onnxruntime as ort
+
+        self.path = Path(cache_dir) / f"whisper-encoder-{weights_digest(encoder)}.onnx"
+        self.exported = not self.path.is_file()
+        if self.exported:
+            export_onnx(encoder, self.path)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        # torch shares this process: spinning ORT threads would steal its cores (measured: both slow down).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+
+    def encode(self, mel: torch.Tensor) -> torch.Tensor:
+        import torch
+
+        features = self.session.run(["features"], {"mel": mel.detach().float().cpu().numpy()})[0]
+        return torch.from_numpy(features)
+
+
+class Ct2Engine:
+    """CTranslate2 as a whole model: encoder and decoder (its own beam search and rules).
+
+    DecodeOptions map onto ctranslate2's generate as: beam_size -> beam_size
+    (temperature 0) or num_hypotheses (sampling), temperature -> sampling_temperature
+    with top-k 0, suppress_blank, suppress_tokens (None -> [-1], the config.json
+    set), prompt and without_timestamps through the prompt tokens. What does not
+    map: logits_processors (ctranslate2 exposes no per-step hook for Whisper;
+    refused with an error rather than silently ignored) and the cap on
+    timestamps past the encoded audio. avg_logprob is rebuilt from its scores
+    as faster-whisper does.
+    """
+
+    name = "ctranslate2"
+
+    def __init__(self, model_dir: Path, device: str, threads: int) -> None:
+        import ctranslate2
+
+        compute_type = "float16" if device == "cuda" else "int8"
+        self.model = ctranslate2.models.Whisper(str(model_dir), device=device, compute_type=compute_type,
+                                                intra_threads=threads)
+
+    def encode(self, mel: torch.Tensor) -> object:
+        import ctranslate2
+
+        features = ctranslate2.StorageView.from_array(mel.detach().float().cpu().contiguous().numpy())
+        return self.model.encode(features, to_cpu=False)
+
+    def generate(self, encoded: object, start_tokens: list[int], beam_size: int, temperature: float,
+                 suppress_blank: bool, suppress_tokens: list[int], max_length: int) -> tuple[list[int], float, float]:
+        """(tokens without eot, sum of logprobs, no-speech probability) of the best hypothesis."""
+        sampling = temperature > 0
+        result = self.model.generate(
+            encoded, [start_tokens], beam_size=1 if sampling else max(1, beam_size),
+            num_hypotheses=max(1, beam_size) if sampling else 1, length_penalty=1.0, max_length=max_length,
+            return_scores=True, return_no_speech_prob=True, suppress_blank=suppress_blank,
+            suppress_tokens=suppress_tokens, sampling_topk=0 if sampling else 1,
+            sampling_temperature=temperature if sampling else 1.0)[0]
+        tokens = list(result.sequences_ids[0])
+        sum_logprob = result.scores[0] * len(tokens)
+        return tokens, sum_logprob, result.no_speech_prob
+
+
+class TorchDecoderEngine:
+    """An encoder backend (torch or onnxruntime) feeding our torch decoder."""
+
+    def __init__(self, encoder: Any, decoder: Any, tokenizer: Tokenizer) -> None:
+        self.encoder = encoder
+        self.decoder = decoder
+        self.tokenizer = tokenizer
+
+    def prepare(self, mel: Any) -> Any:
+        import torch
+
+        features = self.encoder.encode(mel)
+        weight = self.decoder.token_embedding.weight
+        with torch.inference_mode():
+            return self.decoder.cross_kv(features.to(weight.device, weight.dtype))
+
+    def decode(self, cross_kv: Any, options: DecodeOptions, temperature: float, prompt: list[int],
+               suppress: tuple[int, ...], max_timestamp_index: int) -> WindowResult:
+        return decode_window(self.decoder, cross_kv, self.tokenizer, options, temperature, prompt, suppress,
+                             max_timestamp_index)
+
+
+class Ct2WindowEngine:
+    """ctranslate2 doing both halves; see encoders.Ct2Engine for what maps and what does not."""
+
+    def __init__(self, ct2: Any, tokenizer: Tokenizer, n_text_ctx: int) -> None:
+        self.ct2 = ct2
+        self.tokenizer = tokenizer
+        self.n_text_ctx = n_text_ctx
+
+    def prepare(self, mel: Any) -> Any:
+        return self.ct2.encode(mel)
+
+    def decode(self, encoded: Any, options: DecodeOptions, temperature: float, prompt: list[int],
+               suppress: tuple[int, ...], max_timestamp_index: int) -> WindowResult:
+        start = initial_tokens(self.tokenizer, options, prompt, self.n_text_ctx)
+        suppress_tokens = list(options.suppress_tokens) if options.suppress_tokens is not None else [-1]
+        tokens, sum_lp, no_speech = self.ct2.generate(encoded, start, options.beam_size, temperature,
+                                                      options.suppress_blank, suppress_tokens,
+                                                      self.n_text_ctx // 2)
+        text = self.tokenizer.decode(tokens)
+        return WindowResult(tokens=tokens, text=text, avg_logprob=sum_lp / (len(tokens) + 1),
+                            no_speech_prob=no_speech, temperature=temperature,
+                            compression_ratio=compression_ratio(text), repetitive=repeats_at_tail(tokens))
+
+
+def make_encoder(backend: str, encoder: AudioEncoder, cache_dir: Path, threads: int) -> EncoderBackend:
+    if backend == "torch":
+        return TorchEncoder(encoder)
+    if backend == "onnxruntime":
+        return OnnxEncoder(encoder, cache_dir, threads)
+    raise ValueError(f"unknown encoder backend {backend!r}; accepted: {', '.join(BACKENDS)}")

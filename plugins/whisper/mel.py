@@ -1,0 +1,84 @@
+"""Whisper's log-mel front end, without computing the frames that are pure padding.
+
+openai-whisper pads the audio with 30 s of zeros and runs the STFT over all of
+it. Every frame that lies wholly in those zeros has power 0, so its value after
+the log, the clamp and the max-8 floor is known in advance: we compute the STFT
+only over the frames that touch audio and fill the rest with that value. The
+result equals openai's `log_mel_spectrogram(audio, padding=N_SAMPLES)`.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import torch
+
+SAMPLE_RATE_HZ = 16000
+N_FFT = 400
+HOP_LENGTH = 160
+CHUNK_S = 30
+N_SAMPLES = CHUNK_S * SAMPLE_RATE_HZ
+N_FRAMES = N_SAMPLES // HOP_LENGTH
+LOG_FLOOR = 1e-10
+SILENT_FRAME_LOG10 = float(np.log10(LOG_FLOOR))
+
+
+def _hz_to_mel_slaney(hz: np.ndarray) -> np.ndarray:
+    """Slaney's mel scale (librosa htk=False): linear below 1 kHz, logarithmic above."""
+    f_sp, min_log_hz = 200.0 / 3, 1000.0
+    min_log_mel, logstep = min_log_hz / f_sp, np.log(6.4) / 27.0
+    hz = np.asarray(hz, dtype=np.float64)
+    mels = hz / f_sp
+    above = hz >= min_log_hz
+    mels[above] = min_log_mel + np.log(hz[above] / min_log_hz) / logstep
+    return mels
+
+
+def _mel_to_hz_slaney(mels: np.ndarray) -> np.ndarray:
+    f_sp, min_log_hz = 200.0 / 3, 1000.0
+    min_log_mel, logstep = min_log_hz / f_sp, np.log(6.4) / 27.0
+    hz = f_sp * mels
+    above = mels >= min_log_mel
+    hz[above] = min_log_hz * np.exp(logstep * (mels[above] - min_log_mel))
+    return hz
+
+
+@functools.lru_cache(maxsize=4)
+def mel_filters(n_mels: int, sample_rate_hz: int = SAMPLE_RATE_HZ, n_fft: int = N_FFT) -> np.ndarray:
+    """librosa.filters.mel(sr, n_fft, n_mels) with Slaney scale and norm: what openai ships as mel_filters.npz.
+
+    Triangles between consecutive mel-spaced edges from 0 Hz to Nyquist, each
+    scaled by 2 / bandwidth so every filter has the same area.
+    """
+    fft_hz = np.linspace(0, sample_rate_hz / 2, 1 + n_fft // 2)
+    edges_mel = np.linspace(_hz_to_mel_slaney(np.array([0.0]))[0],
+                            _hz_to_mel_slaney(np.array([sample_rate_hz / 2]))[0], n_mels + 2)
+    edges_hz = _mel_to_hz_slaney(edges_mel)
+    widths_hz = np.diff(edges_hz)
+    ramps = edges_hz[:, None] - fft_hz[None, :]
+    lower = -ramps[:-2] / widths_hz[:-1, None]
+    upper = ramps[2:] / widths_hz[1:, None]
+    weights = np.maximum(0.0, np.minimum(lower, upper))
+    weights *= (2.0 / (edges_hz[2:] - edges_hz[:-2]))[:, None]
+    return weights.astype(np.float32)
+
+
+def log_mel_spectrogram(audio: np.ndarray, n_mels: int = 80, padding_samples: int = N_SAMPLES) -> torch.Tensor:
+    """[n_mels, (len(audio) + padding_samples) // HOP_LENGTH] float32, equal to openai's function."""
+    audio_t = torch.as_tensor(np.ascontiguousarray(audio, dtype=np.float32))
+    n_frames = (audio_t.shape[0] + padding_samples) // HOP_LENGTH
+    # A centred frame t spans samples [t*hop - n_fft/2, t*hop + n_fft/2): beyond this it only sees zeros.
+    n_live = min(n_frames, -(-(audio_t.shape[0] + N_FFT // 2) // HOP_LENGTH))
+    # Zeros past the last live frame's reach, so the STFT's reflect padding mirrors zeros as openai's does.
+    live_len = max(n_live - 1, 0) * HOP_LENGTH + N_FFT + 1
+    signal = torch.nn.functional.pad(audio_t, (0, live_len - audio_t.shape[0]))
+    window = torch.hann_window(N_FFT)
+    stft = torch.stft(signal, N_FFT, HOP_LENGTH, window=window, return_complex=True)
+    power = stft[:, :n_live].abs() ** 2
+    filters = torch.from_numpy(mel_filters(n_mels))
+    live = torch.clamp(filters @ power, min=LOG_FLOOR).log10()
+    peak = max(float(live.max()) if n_live else SILENT_FRAME_LOG10, SILENT_FRAME_LOG10)
+    mel = torch.full((n_mels, n_frames), max(SILENT_FRAME_LOG10, peak - 8.0), dtype=torch.float32)
+    mel[:, :n_live] = torch.maximum(live, torch.tensor(peak - 8.0))
+    return (mel + 4.0) / 4.0

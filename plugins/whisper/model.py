@@ -1,0 +1,176 @@
+"""A compact Whisper in torch, laid out like openai-whisper so its checkpoints load.
+
+Written here rather than imported because the `openai-whisper` package pulls
+about 1 GB of triton. Two departures from openai's module make it fast on a
+small CPU: the decoder keeps an explicit key/value cache (cross-attention
+keys/values computed once per audio, self-attention cache grown per step), and
+the encoder accepts fewer than 3000 mel frames, slicing the positional
+embedding, so a 4 s utterance need not pay for 30 s of padding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+KV = tuple[Tensor, Tensor]
+
+
+@dataclass(frozen=True)
+class ModelDimensions:
+    n_mels: int
+    n_audio_ctx: int
+    n_audio_state: int
+    n_audio_head: int
+    n_audio_layer: int
+    n_vocab: int
+    n_text_ctx: int
+    n_text_state: int
+    n_text_head: int
+    n_text_layer: int
+
+
+def sinusoids(length: int, channels: int, max_timescale: float = 10000.0) -> Tensor:
+    """openai's encoder positional embedding, for checkpoints that do not store it."""
+    log_timescale_increment = np.log(max_timescale) / (channels // 2 - 1)
+    inv_timescales = torch.exp(-log_timescale_increment * torch.arange(channels // 2))
+    scaled_time = torch.arange(length)[:, None] * inv_timescales[None, :]
+    return torch.cat([torch.sin(scaled_time), torch.cos(scaled_time)], dim=1)
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, n_state: int, n_head: int) -> None:
+        super().__init__()
+        self.n_head = n_head
+        self.query = nn.Linear(n_state, n_state)
+        self.key = nn.Linear(n_state, n_state, bias=False)
+        self.value = nn.Linear(n_state, n_state)
+        self.out = nn.Linear(n_state, n_state)
+
+    def _heads(self, x: Tensor) -> Tensor:
+        batch, length, state = x.shape
+        return x.view(batch, length, self.n_head, state // self.n_head).transpose(1, 2)
+
+    def project_kv(self, x: Tensor) -> KV:
+        return self._heads(self.key(x)), self._heads(self.value(x))
+
+    def attend(self, x: Tensor, k: Tensor, v: Tensor, causal: bool) -> Tensor:
+        q = self._heads(self.query(x))
+        mask = None
+        if causal and q.shape[2] > 1:
+            offset = k.shape[2] - q.shape[2]
+            mask = torch.ones(q.shape[2], k.shape[2], dtype=torch.bool, device=x.device).tril(offset)
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return self.out(out.transpose(1, 2).flatten(2))
+
+
+class ResidualAttentionBlock(nn.Module):
+    def __init__(self, n_state: int, n_head: int, cross_attention: bool = False) -> None:
+        super().__init__()
+        self.attn = MultiHeadAttention(n_state, n_head)
+        self.attn_ln = nn.LayerNorm(n_state)
+        self.cross_attn = MultiHeadAttention(n_state, n_head) if cross_attention else None
+        self.cross_attn_ln = nn.LayerNorm(n_state) if cross_attention else None
+        self.mlp = nn.Sequential(nn.Linear(n_state, 4 * n_state), nn.GELU(), nn.Linear(4 * n_state, n_state))
+        self.mlp_ln = nn.LayerNorm(n_state)
+
+    def forward(self, x: Tensor) -> Tensor:
+        """Encoder block: bidirectional self-attention, no cache."""
+        h = self.attn_ln(x)
+        k, v = self.attn.project_kv(h)
+        x = x + self.attn.attend(h, k, v, causal=False)
+        return x + self.mlp(self.mlp_ln(x))
+
+    def decode_step(self, x: Tensor, cross_kv: KV, cache: KV | None) -> tuple[Tensor, KV]:
+        """Decoder block on new tokens; returns the grown self-attention cache."""
+        h = self.attn_ln(x)
+        k, v = self.attn.project_kv(h)
+        if cache is not None:
+            k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)
+        x = x + self.attn.attend(h, k, v, causal=True)
+        x = x + self.cross_attn.attend(self.cross_attn_ln(x), *cross_kv, causal=False)
+        return x + self.mlp(self.mlp_ln(x)), (k, v)
+
+
+class AudioEncoder(nn.Module):
+    def __init__(self, dims: ModelDimensions) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv1d(dims.n_mels, dims.n_audio_state, kernel_size=3, padding=1)
+        self.conv2 = nn.Conv1d(dims.n_audio_state, dims.n_audio_state, kernel_size=3, stride=2, padding=1)
+        self.register_buffer("positional_embedding", sinusoids(dims.n_audio_ctx, dims.n_audio_state))
+        self.blocks = nn.ModuleList(ResidualAttentionBlock(dims.n_audio_state, dims.n_audio_head)
+                                    for _ in range(dims.n_audio_layer))
+        self.ln_post = nn.LayerNorm(dims.n_audio_state)
+
+    def forward(self, mel: Tensor) -> Tensor:
+        """mel [batch, n_mels, frames] (frames even, at most 2 x n_audio_ctx) -> [batch, frames / 2, state]."""
+        x = F.gelu(self.conv1(mel))
+        x = F.gelu(self.conv2(x)).permute(0, 2, 1)
+        x = x + self.positional_embedding[: x.shape[1]].to(x.dtype)
+        for block in self.blocks:
+            x = block(x)
+        return self.ln_post(x)
+
+
+class TextDecoder(nn.Module):
+    def __init__(self, dims: ModelDimensions) -> None:
+        super().__init__()
+        self.token_embedding = nn.Embedding(dims.n_vocab, dims.n_text_state)
+        self.positional_embedding = nn.Parameter(torch.empty(dims.n_text_ctx, dims.n_text_state))
+        self.blocks = nn.ModuleList(ResidualAttentionBlock(dims.n_text_state, dims.n_text_head, cross_attention=True)
+                                    for _ in range(dims.n_text_layer))
+        self.ln = nn.LayerNorm(dims.n_text_state)
+
+    def cross_kv(self, audio_features: Tensor) -> list[KV]:
+        """Cross-attention keys/values: computed once per audio, reused for every token."""
+        return [block.cross_attn.project_kv(audio_features) for block in self.blocks]
+
+    def forward(self, tokens: Tensor, cross_kv: list[KV], cache: list[KV] | None) -> tuple[Tensor, list[KV]]:
+        """Hidden states of the new tokens [batch, new, state] and the grown cache."""
+        offset = 0 if cache is None else cache[0][0].shape[2]
+        x = self.token_embedding(tokens) + self.positional_embedding[offset: offset + tokens.shape[1]]
+        new_cache = []
+        for i, block in enumerate(self.blocks):
+            x, layer_cache = block.decode_step(x, cross_kv[i], None if cache is None else cache[i])
+            new_cache.append(layer_cache)
+        return self.ln(x), new_cache
+
+    def logits(self, hidden: Tensor) -> Tensor:
+        """Output projection, tied to the token embedding (as in every Whisper)."""
+        return (hidden @ self.token_embedding.weight.to(hidden.dtype).T).float()
+
+
+class Whisper(nn.Module):
+    def __init__(self, dims: ModelDimensions) -> None:
+        super().__init__()
+        self.dims = dims
+        self.encoder = AudioEncoder(dims)
+        self.decoder = TextDecoder(dims)
+
+    @property
+    def is_multilingual(self) -> bool:
+        return self.dims.n_vocab >= 51865
+
+    def load_weights(self, state: dict[str, Tensor | np.ndarray]) -> None:
+        """Load openai-layout weights (any float dtype); extra openai buffers are ignored."""
+        tensors = {k: torch.as_tensor(np.asarray(v)) if isinstance(v, np.ndarray) else v for k, v in state.items()}
+        tensors = {k: v.float() for k, v in tensors.items() if k != "alignment_heads"}
+        missing, unexpected = self.load_state_dict(tensors, strict=False)
+        missing = [k for k in missing if k != "encoder.positional_embedding"]
+        if missing or unexpected:
+            raise ValueError(f"checkpoint does not fit the Whisper layout: missing {missing[:5]}, "
+                             f"unexpected {unexpected[:5]}")
+
+
+def build_model(dims: dict[str, int], state: dict[str, Tensor | np.ndarray], device: str = "cpu") -> Whisper:
+    """An eval-mode Whisper with the given weights: float32 on CPU, float16 on CUDA."""
+    model = Whisper(ModelDimensions(**dims))
+    model.load_weights(state)
+    model.eval().requires_grad_(False)
+    if device == "cuda":
+        model = model.to("cuda", torch.float16)
+    return model

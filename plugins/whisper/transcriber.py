@@ -1,0 +1,229 @@
+"""The Whisper engine the service side calls: audio in, segments with confidence signals out.
+
+It runs openai-whisper's seek loop (30 s windows, timestamps moving the seek,
+temperature fallback, the no-speech skip) over our own model, and encodes a
+short utterance with a truncated audio context by default: only the mel frames
+that hold audio plus a margin, the big saving for 3-6 s commands.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tcccd.plugin import PluginError
+from tcccd.plugins.whisper.decoding import (
+    SECONDS_PER_TIMESTAMP,
+    DecodeOptions,
+    LogitsProcessor,
+    WindowResult,
+)
+from tcccd.plugins.whisper.mel import HOP_LENGTH, N_FRAMES, SAMPLE_RATE_HZ, log_mel_spectrogram
+from tcccd.plugins.whisper.tokenizer import Tokenizer
+
+__all__ = ["DecodeOptions", "LogitsProcessor", "Segment", "Transcriber", "Transcription"]
+
+AUDIO_CONTEXT_MARGIN_FRAMES = 100  # 1 s of the padding's silence after the audio: the model sees speech end
+FRAMES_PER_POSITION = 2  # the encoder's second convolution halves the frame rate
+
+
+@dataclass
+class Segment:
+    start_s: float
+    end_s: float
+    text: str
+    tokens: list[int]
+    avg_logprob: float
+    no_speech_prob: float
+    compression_ratio: float
+    temperature: float
+
+
+@dataclass
+class Transcription:
+    text: str
+    segments: list[Segment]
+    duration_s: float
+    timings_ms: dict[str, float]
+
+
+def _check_audio(audio: np.ndarray) -> np.ndarray:
+    audio = np.asarray(audio)
+    if audio.ndim != 1:
+        raise PluginError(f"audio has shape {audio.shape}; expected mono float32 samples at 16 kHz (1-D)",
+                          code="bad_audio")
+    if not np.issubdtype(audio.dtype, np.floating):
+        raise PluginError(f"audio has dtype {audio.dtype}; expected float32 samples in [-1, 1] at 16 kHz",
+                          code="bad_audio")
+    if not np.isfinite(audio).all():
+        raise PluginError("audio holds NaN or infinite samples", code="bad_audio")
+    return audio.astype(np.float32, copy=False)
+
+
+def _check_options(options: DecodeOptions, backend: str) -> None:
+    if options.audio_context not in ("auto", "full"):
+        raise PluginError(f"audio_context {options.audio_context!r}; accepted: 'auto', 'full'", code="bad_request")
+    if options.beam_size < 1 or not options.temperatures:
+        raise PluginError("beam_size must be >= 1 and temperatures non-empty", code="bad_request")
+    if backend == "ctranslate2" and options.logits_processors:
+        raise PluginError("the ctranslate2 backend cannot run logits_processors (vocabulary biasing); "
+                          "use backend 'onnxruntime' or 'torch'", code="bad_request")
+
+
+class Transcriber:
+    """One loaded model; not thread-safe (one worker process runs one at a time)."""
+
+    def __init__(self, tokenizer: Tokenizer, engine: Any, model: Any, n_text_ctx: int,
+                 suppress: tuple[int, ...], backend: str) -> None:
+        self.tokenizer = tokenizer
+        self.engine = engine
+        self.model = model  # the torch Whisper, None on the ctranslate2 backend
+        self.n_text_ctx = n_text_ctx
+        self.suppress = suppress
+        self.backend = backend
+        self.n_mels = 80
+
+    @classmethod
+    def load(cls, model: str | Path | None, *, backend: str = "onnxruntime", device: str = "cpu",
+             cache_dir: Path, threads: int) -> Transcriber:
+        """Load weights, tokenizer and backend; every failure is a PluginError that says what is accepted."""
+        import torch
+
+        from tcccd.plugins.whisper.convert import ModelSourceError, read_model_source
+        from tcccd.plugins.whisper.encoders import (
+            BACKENDS,
+            Ct2Engine,
+            Ct2WindowEngine,
+            TorchDecoderEngine,
+            make_encoder,
+        )
+        from tcccd.plugins.whisper.model import build_model
+
+        if backend not in BACKENDS:
+            raise PluginError(f"unknown backend {backend!r}; accepted: {', '.join(BACKENDS)}", code="bad_config")
+        if device not in ("cpu", "cuda"):
+            raise PluginError(f"unknown device {device!r}; accepted: 'cpu', 'cuda'", code="bad_config")
+        torch.set_num_threads(threads)
+        try:
+            source = read_model_source(model)
+            tokenizer = Tokenizer(source.tokenizer_json, multilingual=source.dims["n_vocab"] >= 51865)
+        except (ModelSourceError, ValueError) as error:
+            raise PluginError(str(error), code="bad_model") from None
+        suppress = source.suppress_ids or tokenizer.symbol_tokens()
+        if backend == "ctranslate2":
+            if source.ct2_dir is None:
+                raise PluginError(f"backend 'ctranslate2' needs a CTranslate2 model directory, not {model}",
+                                  code="bad_config")
+            engine = Ct2WindowEngine(Ct2Engine(source.ct2_dir, device, threads), tokenizer, source.dims["n_text_ctx"])
+            whisper = None
+        else:
+            whisper = build_model(source.dims, source.state, device)
+            encoder = make_encoder(backend, whisper.encoder, Path(cache_dir), threads)
+            engine = TorchDecoderEngine(encoder, whisper.decoder, tokenizer)
+        transcriber = cls(tokenizer, engine, whisper, source.dims["n_text_ctx"], suppress, backend)
+        transcriber.n_mels = source.dims["n_mels"]
+        return transcriber
+
+    def transcribe(self, audio: np.ndarray, options: DecodeOptions) -> Transcription:
+        audio = _check_audio(audio)
+        _check_options(options, self.backend)
+        timings = {"mel_ms": 0.0, "encode_ms": 0.0, "decode_ms": 0.0}
+        started = time.perf_counter()
+        mel = log_mel_spectrogram(audio, self.n_mels)
+        content_frames = mel.shape[-1] - N_FRAMES
+        timings["mel_ms"] = (time.perf_counter() - started) * 1000
+        prompt = self.tokenizer.encode(" " + options.prompt.strip()) if options.prompt else []
+        history: list[int] = []
+        segments: list[Segment] = []
+        seek = 0
+        while seek < content_frames:
+            segment_frames = min(N_FRAMES, content_frames - seek)
+            result = self._decode_with_fallback(mel, seek, segment_frames, options, prompt + history, timings)
+            if self._is_silence(result, options):
+                seek += segment_frames
+                continue
+            new_segments, advance = self._split_segments(result, seek, segment_frames)
+            segments.extend(new_segments)
+            seek += advance
+            if options.condition_on_previous_text and result.temperature <= 0.5:
+                history += result.tokens
+            else:
+                history = []
+        text = " ".join(s.text for s in segments if s.text)
+        return Transcription(text=text, segments=segments, duration_s=len(audio) / SAMPLE_RATE_HZ,
+                             timings_ms={k: round(v, 3) for k, v in timings.items()})
+
+    @staticmethod
+    def _is_silence(result: WindowResult, options: DecodeOptions) -> bool:
+        """openai's rule: likely no speech, unless the decoder was confident anyway."""
+        return result.no_speech_prob > options.no_speech_threshold and result.avg_logprob < options.logprob_threshold
+
+    def _context_frames(self, segment_frames: int, options: DecodeOptions) -> int:
+        if options.audio_context == "full":
+            return N_FRAMES
+        frames = min(N_FRAMES, segment_frames + AUDIO_CONTEXT_MARGIN_FRAMES)
+        return frames + frames % FRAMES_PER_POSITION
+
+    def _decode_with_fallback(self, mel: Any, seek: int, segment_frames: int, options: DecodeOptions,
+                              prompt: list[int], timings: dict[str, float]) -> WindowResult:
+        started = time.perf_counter()
+        n_frames = self._context_frames(segment_frames, options)
+        window = mel[:, seek: seek + n_frames]  # the mel holds 30 s of padding past the audio: always n_frames
+        prepared = self.engine.prepare(window[None])
+        timings["encode_ms"] += (time.perf_counter() - started) * 1000
+        started = time.perf_counter()
+        result = None
+        for temperature in options.temperatures:
+            result = self.engine.decode(prepared, options, temperature, prompt, self._suppressed(options),
+                                        n_frames // FRAMES_PER_POSITION)
+            if not self._needs_fallback(result, options):
+                break
+        timings["decode_ms"] += (time.perf_counter() - started) * 1000
+        return result
+
+    def _suppressed(self, options: DecodeOptions) -> tuple[int, ...]:
+        chosen = self.suppress if options.suppress_tokens is None else options.suppress_tokens
+        return tuple(sorted(set(chosen) | set(self.tokenizer.non_speech_tokens())))
+
+    def _needs_fallback(self, result: WindowResult, options: DecodeOptions) -> bool:
+        too_repetitive = result.compression_ratio > options.compression_ratio_threshold or result.repetitive
+        unsure = result.avg_logprob < options.logprob_threshold
+        if self._is_silence(result, options):
+            return False
+        return too_repetitive or unsure
+
+    def _split_segments(self, result: WindowResult, seek: int, segment_frames: int) -> tuple[list[Segment], int]:
+        """openai's timestamp slicing: segments between consecutive timestamps; the seek moves to the last one."""
+        tokens, begin = result.tokens, self.tokenizer.timestamp_begin
+        offset_s = seek * HOP_LENGTH / SAMPLE_RATE_HZ
+        is_ts = [t >= begin for t in tokens]
+        single_ending = is_ts[-2:] == [False, True]
+        cuts = [i + 1 for i in range(len(tokens) - 1) if is_ts[i] and is_ts[i + 1]]
+        if not cuts:
+            stamps = [t for t in tokens if t >= begin]
+            duration_s = segment_frames * HOP_LENGTH / SAMPLE_RATE_HZ
+            if stamps and stamps[-1] != begin:
+                duration_s = (stamps[-1] - begin) * SECONDS_PER_TIMESTAMP
+            return [self._segment(tokens, offset_s, offset_s + duration_s, result)], segment_frames
+        if single_ending:
+            cuts.append(len(tokens))
+        segments, last = [], 0
+        for cut in cuts:
+            piece = tokens[last:cut]
+            start_s = offset_s + (piece[0] - begin) * SECONDS_PER_TIMESTAMP
+            end_s = offset_s + (piece[-1] - begin) * SECONDS_PER_TIMESTAMP
+            segments.append(self._segment(piece, start_s, end_s, result))
+            last = cut
+        if single_ending:
+            return segments, segment_frames
+        return segments, (tokens[last - 1] - begin) * FRAMES_PER_POSITION
+
+    def _segment(self, tokens: list[int], start_s: float, end_s: float, result: WindowResult) -> Segment:
+        return Segment(start_s=round(start_s, 3), end_s=round(end_s, 3),
+                       text=self.tokenizer.decode(tokens).strip(), tokens=tokens,
+                       avg_logprob=result.avg_logprob, no_speech_prob=result.no_speech_prob,
+                       compression_ratio=result.compression_ratio, temperature=result.temperature)
