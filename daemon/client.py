@@ -6,6 +6,7 @@ describes; a client in another language does the same with any ZeroMQ library.
 
 from __future__ import annotations
 
+import collections
 import socket
 import time
 from collections.abc import Iterable, Iterator
@@ -62,6 +63,7 @@ class Client:
         self.sock = self.ctx.socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.connect(endpoint)
+        self._mailbox: dict[str, collections.deque[Message]] = {}
 
     def __enter__(self) -> Client:
         return self
@@ -73,23 +75,44 @@ class Client:
         self.ctx.destroy(linger=0)
 
     def send(self, message: Message) -> None:
+        self._mailbox.setdefault(message.id, collections.deque())
         self.sock.send_multipart(message.to_frames(), copy=False)
+
+    def _receive(self, timeout_s: float) -> bool:
+        """Move one reply into its request's mailbox; False on silence."""
+        if not self.sock.poll(max(0.0, timeout_s) * 1000):
+            return False
+        reply = Message.from_frames(self.sock.recv_multipart())
+        if reply.id in self._mailbox:  # otherwise a late reply to a request this client gave up on
+            self._mailbox[reply.id].append(reply)
+        return True
+
+    def arrived(self, request_id: str) -> list[Message]:
+        """Replies to a request that are already here, without waiting."""
+        while self._receive(0):
+            pass
+        box = self._mailbox.get(request_id, collections.deque())
+        out = list(box)
+        box.clear()
+        return out
 
     def replies(self, request_id: str, timeout_s: float) -> Iterator[Message]:
         """Replies to one request until its final one; raises on an error reply or silence."""
         deadline = time.monotonic() + timeout_s
-        while True:
-            remaining_ms = (deadline - time.monotonic()) * 1000
-            if remaining_ms <= 0 or not self.sock.poll(remaining_ms):
-                raise TimeoutError(f"no reply from tcccd at {self.endpoint} within {timeout_s:g} s")
-            reply = Message.from_frames(self.sock.recv_multipart())
-            if reply.id != request_id:
-                continue  # a late reply to an earlier request that this client gave up on
-            if reply.type == "error" and reply.final:
-                raise RequestFailed(reply)
-            yield reply
-            if reply.final:
-                return
+        box = self._mailbox.setdefault(request_id, collections.deque())
+        try:
+            while True:
+                while not box:
+                    if not self._receive(deadline - time.monotonic()):
+                        raise TimeoutError(f"no reply from tcccd at {self.endpoint} within {timeout_s:g} s")
+                reply = box.popleft()
+                if reply.type == "error" and reply.final:
+                    raise RequestFailed(reply)
+                yield reply
+                if reply.final:
+                    return
+        finally:
+            self._mailbox.pop(request_id, None)
 
     def request(self, message: Message) -> Iterator[Message]:
         message.final = True
@@ -166,13 +189,10 @@ class AudioStream:
         self.client.send(Message("stream", id=self.id, seq=self.seq, payload=chunk, audio=self.format,
                                  deadline_s=self.deadline_s))
         self.seq += 1
-        arrived = []
-        while self.client.sock.poll(0):
-            reply = Message.from_frames(self.client.sock.recv_multipart())
-            if reply.id == self.id:
-                if reply.final and reply.type == "error":
-                    raise RequestFailed(reply)
-                arrived.append(reply)
+        arrived = self.client.arrived(self.id)
+        for reply in arrived:
+            if reply.final and reply.type == "error":
+                raise RequestFailed(reply)
         return arrived
 
     def finish(self) -> list[Message]:

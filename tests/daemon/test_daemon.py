@@ -1,0 +1,194 @@
+"""The daemon end to end: `tcccd run` in a subprocess, reached only through the client."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tcccd.client import RequestFailed
+from tcccd.protocol import AudioFormat, Message
+
+from .conftest import SLOW
+
+ECHO = [{"name": "echo", "plugin": "passthrough"}]
+PCM_1S = os.urandom(32000)
+
+
+def test_audio_round_trip_through_passthrough(start_daemon):
+    daemon = start_daemon(ECHO, {"echo": ["echo"]})
+    daemon.wait_healthy()
+    with daemon.client() as client:
+        reply = client.call("echo", payload=PCM_1S, audio=AudioFormat("pcm_s16le", 16000, 1))
+    assert reply.final and reply.type == "echo"
+    assert reply.payload == PCM_1S
+    assert reply.audio == AudioFormat("pcm_s16le", 16000, 1)
+
+
+def test_stream_through_two_stages(start_daemon):
+    daemon = start_daemon([*ECHO, {"name": "slow", "plugin": SLOW}], {"stream": ["echo", "slow"]})
+    daemon.wait_healthy()
+    with daemon.client() as client:
+        stream = client.stream(AudioFormat())
+        early = [m for chunk in (PCM_1S[:8000], PCM_1S[8000:]) for m in stream.send(chunk)]
+        replies = early + stream.finish()
+    assert [m.payload for m in replies if m.payload] == [PCM_1S[:8000], PCM_1S[8000:]]
+    assert replies[-1].final and sum(m.final for m in replies) == 1
+
+
+def test_sigkill_of_worker_mid_request_errors_that_request_then_recovers(start_daemon):
+    daemon = start_daemon([{"name": "slow", "plugin": SLOW, "restart": {"backoff_initial_s": 0.1}}],
+                          {"echo": ["slow"]})
+    pid = daemon.wait_healthy()["stages"][0]["pid"]
+    threading.Timer(0.5, os.kill, (pid, signal.SIGKILL)).start()
+    with daemon.client() as client:
+        with pytest.raises(RequestFailed) as failure:
+            client.call("echo", {"delay_s": 5})
+        assert failure.value.code == "worker_lost"
+        assert "SIGKILL" in str(failure.value)
+        report = daemon.wait_for(lambda r: r["stages"][0]["state"] in ("ready", "degraded")
+                                 and r["stages"][0]["pid"] != pid)
+        assert report["stages"][0]["restarts"] == 1
+        assert client.call("echo", {"n": 2}).data["n"] == 2
+
+
+def test_plugin_that_crashes_at_setup_leaves_daemon_up_and_degraded(start_daemon):
+    crash = {"name": "broken", "plugin": "tests.daemon.stage_plugins:CrashAtSetup",
+             "restart": {"max_restarts": 2, "backoff_initial_s": 0.05}}
+    daemon = start_daemon([*ECHO, crash], {"echo": ["echo"], "speak": ["broken"]})
+    report = daemon.wait_for(lambda r: any(s["state"] == "failed" for s in r["stages"]))
+    broken = next(s for s in report["stages"] if s["name"] == "broken")
+    assert broken["restarts"] == 2
+    assert "model file is corrupt" in broken["last_error"]
+    assert report["state"] == "degraded"
+    with daemon.client() as client:
+        assert client.call("echo", payload=b"ok").payload == b"ok"
+        with pytest.raises(RequestFailed) as failure:
+            client.call("speak", {"text": "hello"})
+    assert failure.value.code == "stage_failed" and "broken" in str(failure.value)
+    assert daemon.cli("status").returncode == 1
+
+
+def test_bad_request_gets_error_and_stage_keeps_serving(start_daemon):
+    daemon = start_daemon([{"name": "slow", "plugin": SLOW}], {"echo": ["slow"]})
+    daemon.wait_healthy()
+    with daemon.client() as client:
+        with pytest.raises(RequestFailed, match="bad input: expected something else"):
+            client.call("echo", {"bad": True})
+        with pytest.raises(RequestFailed, match="model exploded"):
+            client.call("echo", {"fail": True})
+        assert client.call("echo", {"n": 1}).data["n"] == 1
+        report = client.status()
+    assert report["stages"][0]["restarts"] == 0
+    assert "model exploded" in report["stages"][0]["last_error"]
+
+
+def test_missing_plugin_error_names_it_and_how_to_enable(start_daemon):
+    daemon = start_daemon(ECHO, {"echo": ["echo"]})
+    daemon.wait_healthy()
+    with daemon.client() as client, pytest.raises(RequestFailed) as failure:
+        client.transcribe(b"RIFF")
+    assert failure.value.code == "no_route"
+    assert "'whisper'" in str(failure.value) and "routes" in str(failure.value)
+
+
+def test_deadline_gives_exactly_one_error_reply(start_daemon):
+    daemon = start_daemon([{"name": "slow", "plugin": SLOW}], {"echo": ["slow"]})
+    daemon.wait_healthy()
+    with daemon.client() as client:
+        with pytest.raises(RequestFailed) as failure:
+            client.call("echo", {"delay_s": 2}, deadline_s=0.5)
+        assert failure.value.code == "deadline_exceeded"
+        time.sleep(2)
+        assert client.call("echo", {"n": 3}).data["n"] == 3
+
+
+def test_full_queue_answers_busy_and_loses_nothing_accepted(start_daemon):
+    daemon = start_daemon([{"name": "slow", "plugin": SLOW, "max_queue": 2}], {"echo": ["slow"]})
+    daemon.wait_healthy()
+    with daemon.client() as client:
+        ids = []
+        for n in range(4):
+            message = Message("echo", data={"delay_s": 0.3, "n": n}, final=True)
+            client.send(message)
+            ids.append(message.id)
+        outcomes = {}
+        for request_id in ids:
+            try:
+                outcomes[request_id] = list(client.replies(request_id, 10))[-1].data["n"]
+            except RequestFailed as exc:
+                outcomes[request_id] = exc.code
+        report = client.status()
+    assert list(outcomes.values()) == [0, 1, "busy", "busy"]
+    assert report["stages"][0]["busy_rejections"] == 2
+
+
+def test_live_audio_dropped_when_behind_is_counted_and_reported(start_daemon):
+    daemon = start_daemon([{"name": "slow", "plugin": SLOW, "max_queue": 1, "params": {"delay_s": 0.3}}],
+                          {"stream": ["slow"]})
+    daemon.wait_healthy()
+    with daemon.client() as client:
+        stream = client.stream(AudioFormat())
+        early = [m for _ in range(4) for m in stream.send(b"\0\0" * 160)]
+        replies = early + stream.finish()
+        report = client.status()
+    busy = [m for m in replies if m.type == "error" and m.data["code"] == "busy"]
+    assert busy and all(not m.final for m in busy)
+    assert report["stages"][0]["dropped_audio_chunks"] == len(busy)
+    assert replies[-1].final
+
+
+def test_hung_worker_is_killed_and_replaced(start_daemon):
+    daemon = start_daemon([{"name": "slow", "plugin": SLOW, "hang_timeout_s": 1.5,
+                            "restart": {"backoff_initial_s": 0.1}}], {"hang": ["slow"], "echo": ["slow"]})
+    pid = daemon.wait_healthy()["stages"][0]["pid"]
+    with daemon.client() as client:
+        with pytest.raises(RequestFailed, match="hung"):
+            client.call("hang")
+        daemon.wait_for(lambda r: r["stages"][0]["pid"] != pid and r["stages"][0]["state"] != "restarting")
+        assert client.call("echo", {"n": 4}).data["n"] == 4
+
+
+def test_request_id_in_every_log_line_of_every_stage(start_daemon):
+    daemon = start_daemon([*ECHO, {"name": "slow", "plugin": SLOW}], {"echo": ["echo", "slow"]})
+    daemon.wait_healthy()
+    with daemon.client() as client:
+        message = Message("echo", data={"n": 5})
+        list(client.request(message))
+    time.sleep(0.3)
+    lines = [json.loads(line) for line in daemon.logs().splitlines() if message.id in line]
+    assert any(line.get("stage") == "slow" and line["event"] == "echoing" for line in lines)
+    assert all(line["request_id"] == message.id for line in lines)
+
+
+def test_profile_switch_reaches_plugins_and_subscribers(start_daemon, tmp_path: Path):
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    (profiles / "field.yaml").write_text("plugins: {}\n")
+    (profiles / "training.yaml").write_text("plugins:\n  slow: {beam_size: 5}\n")
+    (profiles / "broken.yaml").write_text("plugins:\n  slow: {beam_size: five}\n")
+    daemon = start_daemon([{"name": "slow", "plugin": SLOW}], {"echo": ["slow"]}, top={"profiles_dir": str(profiles)})
+    daemon.wait_healthy()
+    with daemon.client() as client:
+        events = client.subscribe(["profile"])
+        time.sleep(0.3)
+        assert client.call("echo").data["beam_size"] == 1
+        assert client.profile_set("training", "operator")["name"] == "training"
+        topic, event = events.next(5)
+        assert topic == "profile" and event.data["name"] == "training"
+        assert client.call("echo").data["beam_size"] == 5
+        with pytest.raises(RequestFailed, match="beam_size: expected an integer >= 1, got 'five'"):
+            client.profile_set("broken")
+        assert client.profile_get()["name"] == "training"
+
+
+def test_worker_without_torch_never_imports_it(start_daemon):
+    daemon = start_daemon(ECHO, {"echo": ["echo"]})
+    pid = daemon.wait_healthy()["stages"][0]["pid"]
+    maps = Path(f"/proc/{pid}/maps").read_text()
+    assert "libtorch" not in maps and "onnxruntime" not in maps

@@ -1,0 +1,73 @@
+"""Domain vocabulary: sound-alike runs become the medical term, nothing else changes, nothing is invented."""
+
+from __future__ import annotations
+
+import pytest
+
+from tcccd.plugins.whisper.textnorm import corpus_wer, normalize, word_errors
+from tcccd.plugins.whisper.vocabulary import VocabularyCorrector, read_vocabulary
+
+
+@pytest.fixture(scope="module")
+def corrector():
+    return VocabularyCorrector.load(None)
+
+
+@pytest.mark.parametrize(("heard", "meant"), [
+    ("Check the turner kit and mark the time.", "Check the tourniquet and mark the time."),
+    ("Give one gram of drink, Sami Casid over 10 minutes.", "Give one gram of tranexamic acid over 10 minutes."),
+    ("Airway is clear, no NASA fire and deal airway needed.", "Airway is clear, no nasopharyngeal airway needed."),
+    ("Medimac helicopter is 10 minutes out.", "Medevac helicopter is 10 minutes out."),
+])
+def test_sound_alike_runs_become_terms(corrector, heard, meant):
+    assert corrector.correct(heard) == meant
+
+
+@pytest.mark.parametrize("text", [
+    "Perform needle decompression on the right side of the chest.",
+    "Heart rate 120 and blood pressure 90 over 60.",
+    "Move the casualty onto the litter and secure the straps.",
+    "The weather is fine and the road to the north is open.",
+    "a little bit more to the left",
+    "",
+])
+def test_correct_or_unrelated_text_is_left_alone(corrector, text):
+    assert corrector.correct(text) == text
+
+
+def test_vocabulary_file_errors_say_what_is_expected(tmp_path):
+    empty = tmp_path / "vocab.txt"
+    empty.write_text("# only a comment\n\n")
+    with pytest.raises(ValueError, match="one term per line"):
+        read_vocabulary(empty)
+    with pytest.raises(ValueError, match="cannot read"):
+        read_vocabulary(tmp_path / "missing.txt")
+
+
+def test_packaged_vocabulary_holds_the_medics_terms():
+    terms = read_vocabulary(_packaged())
+    for term in ("tourniquet", "hemostatic gauze", "tranexamic acid", "nasopharyngeal airway",
+                 "needle decompression", "medevac", "litter"):
+        assert term in terms
+
+
+def _packaged():
+    from tcccd.plugins.whisper.vocabulary import default_vocabulary_path
+
+    return default_vocabulary_path()
+
+
+@pytest.mark.parametrize(("reference", "hypothesis", "errors"), [
+    ("tourniquet applied at zero nine fifteen", "Tourniquet applied at 09:15.", 0),
+    ("heart rate one twenty", "Heart rate 120.", 0),
+    ("TXA given", "T X A given", 0),
+    ("respiratory rate sixteen, oxygen saturation ninety five percent", "Respiratory rate 16 oxygen saturation 95%", 0),
+    ("tourniquet applied at zero nine fifteen", "turn the kit applied at 0915", 3),
+])
+def test_wer_normalises_numbers_and_punctuation(reference, hypothesis, errors):
+    assert word_errors(reference, hypothesis).errors == errors
+
+
+def test_corpus_wer_weights_by_reference_words():
+    assert corpus_wer([("a b c d", "a b c d"), ("x y", "")]) == pytest.approx(2 / 6)
+    assert normalize("Blood pressure: 100/70.") == "blood pressure 100 over 70"
