@@ -1,0 +1,38 @@
+# make demo: set up and run tcccd on its embedded default. make test: set up and run the tests.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+EXTRAS ?= asr,tts,systemd,bench,dev
+# On CPU machines torch is pinned to the local 2.13.0 CPU wheel; the Jetson brings NVIDIA's own torch.
+CONSTRAINTS := $(if $(wildcard /etc/nv_tegra_release),,-c constraints-cpu.txt)
+
+.PHONY: setup test test-gpu demo bench lint clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml constraints-cpu.txt scripts/system-deps.sh
+	scripts/system-deps.sh
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q $(CONSTRAINTS) -e ".[$(EXTRAS)]"
+	touch $@
+
+test: setup
+	$(PY) -m pytest -q -m "not gpu"
+
+test-gpu: setup
+	$(PY) -m pytest -q -m gpu
+
+demo: setup
+	scripts/demo.sh
+
+bench: setup
+	$(PY) bench/bus.py
+	$(PY) bench/asr.py
+	$(PY) bench/tts.py
+
+lint: setup
+	$(VENV)/bin/ruff check .
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info bench/out

@@ -1,0 +1,28 @@
+"""The wheel holds what an installed tcccd needs, under the right names."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_wheel_contents_and_console_script(tmp_path: Path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                    str(tmp_path), str(REPO)], check=True, timeout=300)
+    [wheel] = tmp_path.glob("tcccd-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for required in ("tcccd/__init__.py", "tcccd/cli.py", "tcccd/worker.py", "tcccd/default.yaml",
+                     "tcccd/plugins/passthrough.py", "tcccd/plugins/whisper/plugin.py", "tcccd/plugins/piper.py",
+                     "tcccd/plugins/snac/plugin.py", "tcccd/profiles/field.yaml", "tcccd/profiles/emergency.yaml",
+                     "tcccd/profiles/training.yaml", "tcccd/profiles/medical_vocab.txt"):
+        assert required in names, f"{required} missing from {wheel.name}"
+    assert not any(n.startswith(("daemon/", "plugins/", "tests/")) for n in names)
+    dist_info = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    entry_points = zipfile.ZipFile(wheel).read(dist_info).decode()
+    assert "tcccd = tcccd.cli:main" in entry_points
+    for plugin in ("passthrough", "whisper", "piper", "snac"):
+        assert f"{plugin} = tcccd.plugins." in entry_points
