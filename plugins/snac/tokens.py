@@ -26,6 +26,10 @@ _TOKEN_RE = re.compile(r"<custom_token_(\d+)>")
 _PARTIAL_TAIL = "<custom_token_"
 _CB1_COLUMNS = np.array([1, 4])
 _CB2_COLUMNS = np.array([2, 3, 5, 6])
+_OFFSET_TABLE_FRAMES = 4096
+_OFFSETS = np.tile(AUDIO_TOKEN_OFFSET + np.arange(TOKENS_PER_FRAME, dtype=np.int64) * CODEBOOK_SIZE,
+                   _OFFSET_TABLE_FRAMES + 1)
+"""Token-to-code offsets for each stream position, computed once: slicing it beats arange + modulo per call."""
 
 
 class TokenTextParser:
@@ -69,12 +73,16 @@ def tokens_to_codes(token_ids: np.ndarray, first_position: int) -> np.ndarray:
     Raises PluginError naming the first bad token: a code outside the codebook
     means the language model drifted, and decoding it would be garbage audio.
     """
-    positions = np.arange(first_position, first_position + len(token_ids), dtype=np.int64)
-    codes = token_ids - AUDIO_TOKEN_OFFSET - (positions % TOKENS_PER_FRAME) * CODEBOOK_SIZE
-    bad = np.flatnonzero((codes < 0) | (codes >= CODEBOOK_SIZE))
-    if bad.size:
+    phase = first_position % TOKENS_PER_FRAME
+    if len(token_ids) <= len(_OFFSETS) - phase:
+        offsets = _OFFSETS[phase: phase + len(token_ids)]
+    else:
+        offsets = AUDIO_TOKEN_OFFSET + (np.arange(len(token_ids)) + phase) % TOKENS_PER_FRAME * CODEBOOK_SIZE
+    codes = token_ids - offsets
+    if len(codes) and (codes.min() < 0 or codes.max() >= CODEBOOK_SIZE):
+        bad = np.flatnonzero((codes < 0) | (codes >= CODEBOOK_SIZE))
         i = int(bad[0])
-        pos = int(positions[i])
+        pos = first_position + i
         low = AUDIO_TOKEN_OFFSET + (pos % TOKENS_PER_FRAME) * CODEBOOK_SIZE
         raise PluginError(
             f"audio token {int(token_ids[i])} at stream position {pos} gives code {int(codes[i])}, outside "
@@ -97,7 +105,7 @@ def split_codebooks(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 def tokens_to_codebooks(token_ids: Iterable[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Token numbers of a whole utterance (from position 0) to codebooks; the benchmarked path."""
-    ids = np.fromiter(token_ids, dtype=np.int64)
+    ids = np.array(token_ids, dtype=np.int64)
     return split_codebooks(tokens_to_codes(ids, 0))
 
 
