@@ -87,3 +87,16 @@ def test_config_check_accepts_a_good_file(tmp_path: Path):
     path = write(tmp_path, {"pipeline": [{"name": "a", "plugin": "passthrough"}], "routes": {"echo": ["a"]}})
     result = check(path)
     assert result.returncode == 0 and "OK" in result.stdout
+
+
+@pytest.mark.parametrize("name", ["emergency", "field", "training"])
+def test_shipped_profiles_fit_the_builtin_plugins(name: str):
+    from tcccd import registry
+
+    config = cfg.load()
+    profile = cfg.load_profile(config, name)
+    assert profile.description
+    for plugin, overlay in profile.plugins.items():
+        params_cls = registry.load(plugin).Params
+        required = {k: "/nonexistent" for k, f in params_cls.model_fields.items() if f.is_required()}
+        params_cls.model_validate({**required, **overlay})

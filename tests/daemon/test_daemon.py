@@ -192,3 +192,13 @@ def test_worker_without_torch_never_imports_it(start_daemon):
     pid = daemon.wait_healthy()["stages"][0]["pid"]
     maps = Path(f"/proc/{pid}/maps").read_text()
     assert "libtorch" not in maps and "onnxruntime" not in maps
+
+
+def test_stages_naming_one_worker_share_a_process(start_daemon):
+    pipeline = [{"name": "echo", "plugin": "passthrough", "worker": "gpu"},
+                {"name": "slow", "plugin": SLOW, "worker": "gpu"}]
+    daemon = start_daemon(pipeline, {"echo": ["echo", "slow"]})
+    report = daemon.wait_healthy()
+    assert report["stages"][0]["pid"] == report["stages"][1]["pid"]
+    with daemon.client() as client:
+        assert client.call("echo", {"n": 9}).data == {"n": 9, "beam_size": 1}
