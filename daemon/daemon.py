@@ -86,10 +86,11 @@ class Daemon:
         return reader
 
     def run(self) -> int:
+        structlog.contextvars.bind_contextvars(profile=self.profile["name"])
         self.bind()
         wakeup = self.install_signals()
         self.supervisor.start_all()
-        self.log.info("tcccd started", version=__version__, pid=os.getpid(), profile=self.profile["name"],
+        self.log.info("tcccd started", version=__version__, pid=os.getpid(),
                       client_endpoint=self.config.daemon.client_endpoint)
         poller = zmq.Poller()
         for sock in (wakeup, self.supervisor.control, self.supervisor.data, self.broker.clients):
@@ -223,7 +224,8 @@ class Daemon:
                 stage.params = cfg.stage_params(self.config, stage.config, profile)
                 params[stage.config.name] = stage.params
             self.supervisor.send_control(handle, Message("profile", data={"profile": name, "params": params}))
-        self.log.info("profile switched", profile=name, reason=reason)
+        structlog.contextvars.bind_contextvars(profile=name)
+        self.log.info("profile switched", reason=reason)
         self.publish("profile", Message("profile", data=self.profile_info()))
         return message.reply("profile", self.profile_info(), final=True)
 

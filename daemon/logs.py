@@ -1,7 +1,8 @@
 """structlog set-up shared by the daemon and its workers.
 
-JSON lines when stdout is not a terminal (journald or a file takes them),
-readable console output on a terminal. Request ids travel in contextvars, so
+Under systemd (stderr is the journal stream) each event goes to journald with
+its fields (REQUEST_ID, PLUGIN, PROFILE...) as structured data; otherwise JSON
+lines when stderr is not a terminal, readable console output on a terminal. Request ids travel in contextvars, so
 every line logged while a message is handled carries its `request_id`.
 """
 
@@ -12,6 +13,8 @@ import sys
 from typing import Any
 
 import structlog
+
+from tcccd.journal import journald_processor
 
 
 def configure(level: str = "info", fmt: str = "auto", **static: Any) -> None:
@@ -25,7 +28,9 @@ def configure(level: str = "info", fmt: str = "auto", **static: Any) -> None:
     if static:
         processors.append(lambda _logger, _name, event: {**static, **event})
     processors.append(structlog.processors.format_exc_info)
-    renderer = structlog.processors.JSONRenderer() if use_json else structlog.dev.ConsoleRenderer()
+    renderer = journald_processor() if fmt != "console" else None
+    if renderer is None:
+        renderer = structlog.processors.JSONRenderer() if use_json else structlog.dev.ConsoleRenderer()
     structlog.configure(
         processors=[*processors, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),

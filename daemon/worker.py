@@ -59,6 +59,7 @@ class Worker:
         self.control.send_multipart(Message(type, data=data).to_frames())
 
     def start_stages(self) -> None:
+        structlog.contextvars.bind_contextvars(profile=self.spec["profile"])
         self.send_control("hello", pid=os.getpid())
         for spec in self.spec["stages"]:
             self.send_control("stage", stage=spec["name"], state="starting")
@@ -101,6 +102,7 @@ class Worker:
             self.running = False
 
     def apply_profile(self, data: dict[str, Any]) -> None:
+        structlog.contextvars.bind_contextvars(profile=data["profile"])
         errors = {}
         for name, params in data["params"].items():
             if name in self.stages:
