@@ -30,6 +30,7 @@ from tcccd.supervisor import Supervisor, WorkerHandle
 LOCAL_TYPES = ("status", "ping", "profile.get", "profile.set")
 TICK_S = 0.05
 WATCHDOG_GRACE_HEARTBEATS = 5
+EXTEND_EVERY_S = 20.0
 
 
 class Daemon:
@@ -45,6 +46,7 @@ class Daemon:
         self.draining_until: float | None = None
         self.announced_ready = False
         self.last_watchdog_at = 0.0
+        self.last_extend_at = 0.0
         self.supervisor = self._new_supervisor(config, config.profile)
         self.broker = Broker(config, self.supervisor, self.publish, self.note_error)
 
@@ -184,6 +186,11 @@ class Daemon:
         if not self.announced_ready and self.supervisor.settled():
             self.announced_ready = True
             self.notifier.ready(status.summary_line(self.report()))
+        elif not self.announced_ready and now - self.last_extend_at >= EXTEND_EVERY_S:
+            # A first-boot model export or engine build is still running: it is bounded by the stages'
+            # start_timeout_s, so systemd's start timeout must not cut it short.
+            self.last_extend_at = now
+            self.notifier.extend_timeout(3 * EXTEND_EVERY_S)
         interval_s = self.notifier.watchdog_interval_s
         if interval_s and now - self.last_watchdog_at >= interval_s:
             grace_s = WATCHDOG_GRACE_HEARTBEATS * self.config.daemon.heartbeat_interval_s
