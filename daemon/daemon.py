@@ -47,13 +47,13 @@ class Daemon:
         self.announced_ready = False
         self.last_watchdog_at = 0.0
         self.last_extend_at = 0.0
-        self.supervisor = self._new_supervisor(config, config.profile)
+        self.supervisor = Supervisor(config, *self._stage_params(config, config.profile), self.on_worker_lost)
         self.broker = Broker(config, self.supervisor, self.publish, self.note_error)
 
-    def _new_supervisor(self, config: cfg.Config, profile_name: str) -> Supervisor:
+    @staticmethod
+    def _stage_params(config: cfg.Config, profile_name: str) -> tuple[dict[str, dict[str, Any]], str]:
         profile = cfg.load_profile(config, profile_name)
-        params = {s.name: cfg.stage_params(config, s, profile) for s in config.enabled_stages}
-        return Supervisor(config, params, profile_name, self.on_worker_lost)
+        return {s.name: cfg.stage_params(config, s, profile) for s in config.enabled_stages}, profile_name
 
     def note_error(self, request_id: str, text: str) -> None:
         self.errors.append({"ts": time.time(), "request_id": request_id, "message": text})
@@ -171,14 +171,9 @@ class Daemon:
             self.log.warning("daemon section changed: endpoints and directories take effect at the next restart")
             new = new.model_copy(update={"daemon": self.config.daemon})
         self.broker.abort_all("reloading", "tcccd reloaded its config while this request was running")
-        self.supervisor.stop_all(timeout_s=5.0)
-        old_sockets = (self.supervisor.data, self.supervisor.control)
-        self.config = new
-        self.supervisor = self._new_supervisor(new, new.profile)
-        self.supervisor.data, self.supervisor.control = old_sockets
-        self.broker.config, self.broker.supervisor = new, self.supervisor
+        self.config = self.broker.config = new
+        self.supervisor.reconfigure(new, *self._stage_params(new, new.profile))
         self.profile = {"name": new.profile, "reason": "set in the config (reloaded)", "since": time.time()}
-        self.supervisor.start_all()
         self.announced_ready = False
         self.log.info("config reloaded", profile=new.profile)
 

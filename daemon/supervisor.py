@@ -76,10 +76,16 @@ class WorkerHandle:
 class Supervisor:
     def __init__(self, config: Config, params: dict[str, dict[str, Any]], profile: str,
                  on_worker_lost: Callable[[WorkerHandle, str], None]) -> None:
-        self.config = config
-        self.profile = profile
         self.on_worker_lost = on_worker_lost
         self.log = structlog.get_logger()
+        run = config.daemon.runtime_dir
+        self.data_endpoint = f"ipc://{run}/workers-data.sock"
+        self.control_endpoint = f"ipc://{run}/workers-control.sock"
+        self._build(config, params, profile)
+
+    def _build(self, config: Config, params: dict[str, dict[str, Any]], profile: str) -> None:
+        self.config = config
+        self.profile = profile
         self.stages: dict[str, StageRuntime] = {}
         self.workers: dict[str, WorkerHandle] = {}
         groups: dict[str, list[StageRuntime]] = {}
@@ -91,9 +97,12 @@ class Supervisor:
             self.workers[name] = WorkerHandle(name, stages)
         self.stopping = False
         self._last_ping_at = 0.0
-        run = config.daemon.runtime_dir
-        self.data_endpoint = f"ipc://{run}/workers-data.sock"
-        self.control_endpoint = f"ipc://{run}/workers-control.sock"
+
+    def reconfigure(self, config: Config, params: dict[str, dict[str, Any]], profile: str) -> None:
+        """A reloaded config: stop every worker, then start the new pipeline with fresh restart budgets."""
+        self.stop_all(timeout_s=5.0)
+        self._build(config, params, profile)
+        self.start_all()
 
     def bind(self, ctx: zmq.Context) -> None:
         self.data = ctx.socket(zmq.ROUTER)
