@@ -100,3 +100,13 @@ def test_shipped_profiles_fit_the_builtin_plugins(name: str):
         params_cls = registry.load(plugin).Params
         required = {k: "/nonexistent" for k, f in params_cls.model_fields.items() if f.is_required()}
         params_cls.model_validate({**required, **overlay})
+
+
+def test_validating_the_default_config_imports_no_model_runtime():
+    """The daemon process validates every plugin's params; it must not load torch or onnxruntime to do it."""
+    code = ("import sys; from tcccd import config, registry; config.load(); [registry.load(n) for n in "
+            "registry.installed()]; print(sorted(m for m in ('torch', 'onnxruntime', 'ctranslate2', 'piper', 'snac')"
+            " if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
