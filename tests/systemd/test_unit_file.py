@@ -102,6 +102,7 @@ def test_notify_watchdog_and_restart(unit: Unit) -> None:
     assert seconds(one(unit, service, "TimeoutStartSec")) >= 10 * 60, "first-boot engine builds need minutes"
     assert 10 < seconds(one(unit, service, "TimeoutStopSec")) <= 120
     assert one(unit, service, "KillMode") == "mixed", "the daemon must drain before its workers are signalled"
+    assert one(unit, service, "RestartPreventExitStatus") == "2", "tcccd run exits 2 on an invalid config"
 
 
 def test_start_limit_stops_a_crash_loop(unit: Unit) -> None:
