@@ -44,6 +44,9 @@ class DecodeOptions:
     logits_processors: tuple[LogitsProcessor, ...] = ()
     audio_context: str = "auto"  # "auto": encode only the frames holding audio (+ margin); "full": 30 s window
     condition_on_previous_text: bool = True  # long audio: prompt each window with the previous window's text
+    # Beyond openai: this sure of "no speech", the window is silent however confident the text (tiny.en says
+    # "you" over digital silence with avg_logprob -0.7 and no_speech_prob 0.95; speech measured 0.02-0.2).
+    no_speech_hard_threshold: float = 0.8
 
 
 @dataclass
@@ -99,12 +102,18 @@ class LogitFilters:
             self._timestamp_rules(logits, token_lists)
 
     def _timestamp_rules(self, logits: torch.Tensor, token_lists: list[list[int]]) -> None:
-        """openai's ApplyTimestampRules, plus: no timestamp past the encoded audio."""
+        """openai's ApplyTimestampRules, plus an end: no timestamp past the audio, and eot once one reaches it.
+
+        The addition matters with a truncated audio context: without it the model,
+        having closed a segment at the end of what it sees, starts the utterance again.
+        """
         import torch
 
         begin, eot = self.tok.timestamp_begin, self.tok.eot
+        last_allowed = begin + self.max_timestamp_index
         logits[:, self.tok.no_timestamps] = -float("inf")
-        logits[:, begin + self.max_timestamp_index + 1:] = -float("inf")
+        logits[:, last_allowed + 1:] = -float("inf")
+        ended = []
         for k, seq in enumerate(token_lists):
             sampled = seq[self.sample_begin:]
             last_ts = len(sampled) >= 1 and sampled[-1] >= begin
@@ -114,18 +123,23 @@ class LogitFilters:
                     logits[k, begin:] = -float("inf")
                 else:
                     logits[k, :eot] = -float("inf")
+                    if sampled[-1] >= last_allowed:
+                        ended.append(k)
             stamps = [t for t in sampled if t >= begin]
             if stamps:
                 floor = stamps[-1] if last_ts and not penultimate_ts else stamps[-1] + 1
                 logits[k, begin:floor] = -float("inf")
         if len(token_lists[0]) == self.sample_begin:
             logits[:, :begin] = -float("inf")
-            last_allowed = begin + round(MAX_INITIAL_TIMESTAMP_S / SECONDS_PER_TIMESTAMP)
-            logits[:, last_allowed + 1:] = -float("inf")
+            first_allowed = begin + round(MAX_INITIAL_TIMESTAMP_S / SECONDS_PER_TIMESTAMP)
+            logits[:, first_allowed + 1:] = -float("inf")
         logprobs = torch.log_softmax(logits, dim=-1)
         timestamp_lp = logprobs[:, begin:].logsumexp(dim=-1)
         text_lp = logprobs[:, :begin].max(dim=-1).values
         logits[timestamp_lp > text_lp, :begin] = -float("inf")
+        for k in ended:
+            logits[k] = -float("inf")
+            logits[k, eot] = 0.0
 
 
 def initial_tokens(tokenizer: Tokenizer, options: DecodeOptions, prompt_tokens: list[int],

@@ -64,6 +64,11 @@ def _check_audio(audio: np.ndarray) -> np.ndarray:
     return audio.astype(np.float32, copy=False)
 
 
+def _is_digital_silence(window: Any) -> bool:
+    """Every frame at the spectrogram's floor: the window holds no signal."""
+    return bool(window.numel() == 0 or window.max() == window.min())
+
+
 def _check_options(options: DecodeOptions, backend: str) -> None:
     if options.audio_context not in ("auto", "full"):
         raise PluginError(f"audio_context {options.audio_context!r}; accepted: 'auto', 'full'", code="bad_request")
@@ -142,6 +147,9 @@ class Transcriber:
         seek = 0
         while seek < content_frames:
             segment_frames = min(N_FRAMES, content_frames - seek)
+            if _is_digital_silence(mel[:, seek: seek + segment_frames]):
+                seek += segment_frames  # no signal at all: nothing to transcribe, and tiny.en would say "you"
+                continue
             result = self._decode_with_fallback(mel, seek, segment_frames, options, prompt + history, timings)
             if self._is_silence(result, options):
                 seek += segment_frames
@@ -159,7 +167,9 @@ class Transcriber:
 
     @staticmethod
     def _is_silence(result: WindowResult, options: DecodeOptions) -> bool:
-        """openai's rule: likely no speech, unless the decoder was confident anyway."""
+        """openai's rule (likely no speech, unless the decoder was confident anyway), plus a hard ceiling."""
+        if result.no_speech_prob > options.no_speech_hard_threshold:
+            return True
         return result.no_speech_prob > options.no_speech_threshold and result.avg_logprob < options.logprob_threshold
 
     def _context_frames(self, segment_frames: int, options: DecodeOptions) -> int:
@@ -167,6 +177,13 @@ class Transcriber:
             return N_FRAMES
         frames = min(N_FRAMES, segment_frames + AUDIO_CONTEXT_MARGIN_FRAMES)
         return frames + frames % FRAMES_PER_POSITION
+
+    @staticmethod
+    def _last_timestamp_index(segment_frames: int, options: DecodeOptions) -> int:
+        """Truncated context: the end of the audio; full window: openai's rules, the window's end."""
+        if options.audio_context == "full":
+            return N_FRAMES // FRAMES_PER_POSITION
+        return -(-segment_frames // FRAMES_PER_POSITION)
 
     def _decode_with_fallback(self, mel: Any, seek: int, segment_frames: int, options: DecodeOptions,
                               prompt: list[int], timings: dict[str, float]) -> WindowResult:
@@ -179,7 +196,7 @@ class Transcriber:
         result = None
         for temperature in options.temperatures:
             result = self.engine.decode(prepared, options, temperature, prompt, self._suppressed(options),
-                                        n_frames // FRAMES_PER_POSITION)
+                                        self._last_timestamp_index(segment_frames, options))
             if not self._needs_fallback(result, options):
                 break
         timings["decode_ms"] += (time.perf_counter() - started) * 1000

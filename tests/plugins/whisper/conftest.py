@@ -6,6 +6,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -34,3 +35,37 @@ def transcriber(tmp_path_factory):
     from tcccd.plugins.whisper.transcriber import Transcriber
 
     return Transcriber.load(None, backend="torch", cache_dir=tmp_path_factory.mktemp("whisper-cache"), threads=2)
+
+
+def espeak_16k(text: str, out_dir: Path, words_per_minute: int = 150) -> np.ndarray:
+    """Speech made by espeak-ng at test time, as float32 mono 16 kHz (what the engine takes)."""
+    import subprocess
+
+    import soundfile
+    import soxr
+
+    wav = out_dir / f"speech-{abs(hash(text))}.wav"
+    subprocess.run(["espeak-ng", "-v", "en-us", "-s", str(words_per_minute), "-w", str(wav), text], check=True)
+    audio, rate_hz = soundfile.read(wav, dtype="float32")
+    return soxr.resample(audio, rate_hz, 16000).astype(np.float32)
+
+
+SENTENCE = "The patient is breathing and the bleeding has stopped."
+
+
+@pytest.fixture(scope="session")
+def sentence_audio(tmp_path_factory):
+    """SENTENCE spoken by espeak-ng, float32 16 kHz."""
+    return espeak_16k(SENTENCE, tmp_path_factory.mktemp("speech"))
+
+
+def word_recall(expected: str, heard: str) -> float:
+    """Share of the expected words found in the transcript (case and punctuation ignored)."""
+    import re
+
+    def words(text: str) -> list[str]:
+        return re.findall(r"[a-z']+", text.lower())
+
+    heard_words = set(words(heard))
+    wanted = words(expected)
+    return sum(w in heard_words for w in wanted) / len(wanted)

@@ -1,0 +1,65 @@
+"""Greedy and beam search on real speech, and the rules that keep text off silence."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from tcccd.plugins.whisper.decoding import compression_ratio, repeats_at_tail
+from tcccd.plugins.whisper.transcriber import DecodeOptions
+
+from .conftest import SENTENCE, word_recall
+
+
+@pytest.mark.parametrize("beam_size", [1, 5])
+def test_spoken_sentence_is_transcribed(transcriber, sentence_audio, beam_size):
+    result = transcriber.transcribe(sentence_audio, DecodeOptions(beam_size=beam_size))
+    assert word_recall(SENTENCE, result.text) >= 0.8, result.text
+    segment = result.segments[0]
+    assert 0.0 <= segment.start_s < segment.end_s <= result.duration_s + 0.02
+    assert segment.avg_logprob > -1.0 and segment.no_speech_prob < 0.6
+
+
+def test_without_timestamps_gives_one_segment_of_the_window(transcriber, sentence_audio):
+    result = transcriber.transcribe(sentence_audio, DecodeOptions(beam_size=1, without_timestamps=True))
+    assert word_recall(SENTENCE, result.text) >= 0.8, result.text
+    assert all(t < transcriber.tokenizer.timestamp_begin for t in result.segments[0].tokens)
+
+
+@pytest.mark.parametrize("kind", ["zeros", "white noise"])
+def test_silence_and_noise_give_no_text(transcriber, kind):
+    audio = np.zeros(4 * 16000, dtype=np.float32)
+    if kind == "white noise":
+        audio = (np.random.default_rng(1).standard_normal(4 * 16000) * 0.05).astype(np.float32)
+    result = transcriber.transcribe(audio, DecodeOptions(beam_size=1))
+    assert result.text == ""
+
+
+def test_logits_processor_sees_the_sequence_and_steers_the_choice(transcriber, sentence_audio):
+    banned = transcriber.tokenizer.encode(" bleeding")[0]
+    seen: list[tuple[int, ...]] = []
+
+    def ban_bleeding(tokens: torch.Tensor, logits: torch.Tensor) -> None:
+        seen.append(tuple(tokens.shape))
+        logits[:, banned] = -float("inf")
+
+    options = DecodeOptions(beam_size=1, temperatures=(0.0,), logits_processors=(ban_bleeding,))
+    result = transcriber.transcribe(sentence_audio, options)
+    assert banned not in result.segments[0].tokens
+    assert seen[0][1] == len(transcriber.tokenizer.sot_sequence)
+    assert seen[1][1] == seen[0][1] + 1
+
+
+def test_prompt_is_not_part_of_the_transcript(transcriber, sentence_audio):
+    result = transcriber.transcribe(sentence_audio, DecodeOptions(beam_size=1, prompt="Tourniquet. Chest seal."))
+    assert "Tourniquet" not in result.text
+    assert word_recall(SENTENCE, result.text) >= 0.8, result.text
+
+
+def test_loop_and_compression_signals():
+    assert repeats_at_tail([5, 6, 7] + [1, 2, 3, 4] * 5)
+    assert repeats_at_tail([9] * 20)
+    assert not repeats_at_tail(list(range(40)))
+    assert compression_ratio("the bleeding has stopped " * 10) > 2.4
+    assert compression_ratio("The patient is breathing and the bleeding has stopped.") < 2.4

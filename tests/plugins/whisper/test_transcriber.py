@@ -1,0 +1,62 @@
+"""The seek loop over long audio, the truncated audio context, and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tcccd.plugin import PluginError
+from tcccd.plugins.whisper.transcriber import DecodeOptions
+
+from .conftest import SENTENCE, espeak_16k, word_recall
+
+LONG_SENTENCES = [
+    "The casualty has a wound to the right arm.",
+    "We applied a tourniquet and the bleeding stopped.",
+    "His airway is clear and he is breathing.",
+    "Pulse is one hundred and ten.",
+    "Give him water and keep him warm.",
+]
+
+
+def test_audio_longer_than_30_s_is_decoded_window_by_window(transcriber, tmp_path):
+    gap = np.zeros(16000 * 3, dtype=np.float32)
+    parts = []
+    for sentence in LONG_SENTENCES * 2:
+        parts += [espeak_16k(sentence, tmp_path), gap]
+    audio = np.concatenate(parts)
+    assert len(audio) / 16000 > 35
+    result = transcriber.transcribe(audio, DecodeOptions(beam_size=1))
+    assert word_recall(" ".join(LONG_SENTENCES), result.text) >= 0.7, result.text
+    assert result.segments[-1].end_s > 30.0
+    starts = [s.start_s for s in result.segments]
+    assert starts == sorted(starts)
+    assert result.segments[-1].end_s <= result.duration_s + 1.0
+
+
+@pytest.mark.parametrize("audio_context", ["auto", "full"])
+def test_both_audio_contexts_transcribe_an_utterance(transcriber, sentence_audio, audio_context):
+    result = transcriber.transcribe(sentence_audio, DecodeOptions(beam_size=1, audio_context=audio_context))
+    assert word_recall(SENTENCE, result.text) >= 0.8, result.text
+    assert set(result.timings_ms) == {"mel_ms", "encode_ms", "decode_ms"}
+
+
+def test_empty_audio_gives_empty_text(transcriber):
+    result = transcriber.transcribe(np.zeros(0, dtype=np.float32), DecodeOptions(beam_size=1))
+    assert result.text == "" and result.segments == []
+
+
+@pytest.mark.parametrize("audio, message", [
+    (np.zeros((2, 16000), dtype=np.float32), "1-D"),
+    (np.zeros(16000, dtype=np.int16), "dtype"),
+    (np.array([0.0, np.nan], dtype=np.float32), "NaN"),
+])
+def test_bad_audio_is_a_clear_error(transcriber, audio, message):
+    with pytest.raises(PluginError, match=message) as error:
+        transcriber.transcribe(audio, DecodeOptions())
+    assert error.value.code == "bad_audio"
+
+
+def test_bad_audio_context_option_is_a_clear_error(transcriber, sentence_audio):
+    with pytest.raises(PluginError, match="'auto', 'full'"):
+        transcriber.transcribe(sentence_audio, DecodeOptions(audio_context="half"))
