@@ -8,10 +8,12 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from tcccd import config as cfg
 from tcccd import status as status_mod
 from tcccd.client import Client, DaemonNotRunning, RequestFailed
+from tcccd.protocol import ProtocolError
 
 SYSTEM_CONFIG = Path("/etc/tcccd/tcccd.yaml")
 
@@ -61,7 +63,7 @@ def _status_once(args: argparse.Namespace) -> int:
     except DaemonNotRunning as exc:
         print(json.dumps({"state": "not running", "error": str(exc)}) if args.json else str(exc))
         return status_mod.EXIT_NOT_RUNNING
-    except (TimeoutError, RequestFailed, ValueError) as exc:
+    except (TimeoutError, RequestFailed, ProtocolError) as exc:
         print(json.dumps({"state": "unknown", "error": str(exc)}) if args.json else f"tcccd state unknown: {exc}")
         return status_mod.EXIT_UNKNOWN
     if args.watch and not args.json:
@@ -144,37 +146,41 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tcccd", description="Voice daemon for a combat medic's kit.")
     p.add_argument("--config", help="config file (default: $TCCCD_CONFIG, /etc/tcccd/tcccd.yaml, embedded)")
     p.add_argument("--endpoint", help="daemon endpoint (default: $TCCCD_ENDPOINT or the config's)")
+    # --config and --endpoint also work after the subcommand (`tcccd run --config FILE`, as the unit has it).
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    common.add_argument("--endpoint", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("run", help="run the daemon in the foreground").set_defaults(func=cmd_run)
-    s = sub.add_parser("status", help="health of the daemon: exit 0 healthy, 1 degraded, 3 not running, 4 unknown")
+
+    def command(name: str, help: str, func: Any, parent: Any = sub) -> argparse.ArgumentParser:
+        parser = parent.add_parser(name, help=help, parents=[common])
+        parser.set_defaults(func=func)
+        return parser
+
+    command("run", "run the daemon in the foreground", cmd_run)
+    s = command("status", "health of the daemon: exit 0 healthy, 1 degraded, 3 not running, 4 unknown", cmd_status)
     s.add_argument("--json", action="store_true")
     s.add_argument("--watch", type=float, nargs="?", const=2.0, default=None, metavar="SECONDS")
     s.add_argument("--timeout", type=float, default=5.0)
-    s.set_defaults(func=cmd_status)
-    t = sub.add_parser("transcribe", help="transcribe audio files through the running daemon")
+    t = command("transcribe", "transcribe audio files through the running daemon", cmd_transcribe)
     t.add_argument("files", nargs="+")
     t.add_argument("--json", action="store_true", help="segments, timings and confidences")
     t.add_argument("--deadline", type=float, default=120.0)
-    t.set_defaults(func=cmd_transcribe)
-    k = sub.add_parser("speak", help="speak TEXT through the daemon into a WAV file")
+    k = command("speak", "speak TEXT through the daemon into a WAV file", cmd_speak)
     k.add_argument("text")
     k.add_argument("-o", "--output", required=True)
     k.add_argument("--deadline", type=float, default=60.0)
-    k.set_defaults(func=cmd_speak)
-    r = sub.add_parser("profile", help="show or switch the performance profile")
+    r = command("profile", "show or switch the performance profile", cmd_profile)
     r.add_argument("action", nargs="?", choices=["get", "set"], default="get")
     r.add_argument("name", nargs="?")
-    r.set_defaults(func=cmd_profile)
-    sub.add_parser("plugins", help="list installed plugins").set_defaults(func=cmd_plugins)
-    c = sub.add_parser("config", help="config tools").add_subparsers(dest="config_command", required=True)
-    check = c.add_parser("check", help="validate a config file without starting")
-    check.add_argument("file")
-    check.set_defaults(func=cmd_config_check)
-    m = sub.add_parser("models", help="model tools").add_subparsers(dest="models_command", required=True)
-    conv = m.add_parser("convert", help="convert a CTranslate2 Whisper directory to an openai-whisper .pt")
+    command("plugins", "list installed plugins", cmd_plugins)
+    config_tools = sub.add_parser("config", help="config tools").add_subparsers(dest="config_command", required=True)
+    command("check", "validate a config file without starting", cmd_config_check, config_tools).add_argument("file")
+    model_tools = sub.add_parser("models", help="model tools").add_subparsers(dest="models_command", required=True)
+    conv = command("convert", "convert a CTranslate2 Whisper directory to an openai-whisper .pt", cmd_models_convert,
+                   model_tools)
     conv.add_argument("src", type=Path)
     conv.add_argument("dst", type=Path)
-    conv.set_defaults(func=cmd_models_convert)
     return p
 
 

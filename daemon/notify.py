@@ -5,10 +5,10 @@ the service started on READY=1, restarts it when WATCHDOG=1 stops arriving, and 
 `systemctl status`. Outside systemd (no NOTIFY_SOCKET) every call is a silent no-op, so the daemon calls these
 unconditionally.
 
-The datagram is sent here with the standard library instead of `systemd.daemon.notify`: libsystemd reads
-NOTIFY_SOCKET from the process environment, while a Notifier takes its environment as an argument (the daemon
-hands a cleaned one to its workers, tests aim it at a socket of their own). The protocol is one AF_UNIX datagram
-of newline-separated KEY=VALUE assignments (sd_notify(3)); a path starting with '@' names an abstract socket.
+The daemon's Notifier (built from the process environment) sends through systemd-python's `sd_notify`. A
+Notifier given an explicit environment mapping, or one in a venv without systemd-python, sends the same
+datagram itself: one AF_UNIX datagram of newline-separated KEY=VALUE assignments (sd_notify(3)); a path
+starting with '@' names an abstract socket.
 A failed send never raises: losing a notification must not take the daemon down (systemd's watchdog still
 catches a daemon that truly stopped talking).
 """
@@ -19,7 +19,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 NOTIFY_VARIABLES = ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID")
 
@@ -57,6 +57,15 @@ def _watchdog_interval_s(env: Mapping[str, str]) -> float | None:
     return timeout_us / 2 / 1_000_000
 
 
+def _libsystemd_notify() -> Callable[[str], bool] | None:
+    """systemd-python's sd_notify, which reads NOTIFY_SOCKET from this process's environment."""
+    try:
+        from systemd import daemon
+    except ImportError:
+        return None
+    return daemon.notify
+
+
 def _one_line(text: str) -> str:
     """STATUS= ends at a newline: a multi-line status would be cut or read as further assignments."""
     return " ".join(text.split())
@@ -67,6 +76,7 @@ class Notifier:
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         source = os.environ if env is None else env
+        self._libsystemd = _libsystemd_notify() if env is None else None
         self._address = _socket_address(source.get("NOTIFY_SOCKET", ""))
         self.enabled: bool = self._address is not None
         self.watchdog_interval_s: float | None = _watchdog_interval_s(source) if self.enabled else None
@@ -129,6 +139,10 @@ class Notifier:
         if self._address is None:
             return
         with self._lock:
+            if self._libsystemd is not None:
+                sent = self._libsystemd(message)
+                self.last_error = None if sent else f"sd_notify to {self._address!r} failed"
+                return
             try:
                 if self._socket is None:
                     self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)

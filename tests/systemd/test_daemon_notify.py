@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import signal
 import socket
@@ -31,24 +30,6 @@ pipeline:
 routes:
   echo: [echo]
 """
-
-
-def cli_accepts_the_units_exec_start() -> bool:
-    """The unit runs `tcccd run --config FILE`: the option after the subcommand."""
-    from tcccd.cli import build_parser
-
-    try:
-        with contextlib.redirect_stderr(io.StringIO()):
-            build_parser().parse_args(["run", "--config", "/etc/tcccd/tcccd.yaml"])
-    except SystemExit:
-        return False
-    return True
-
-
-needs_exec_start = pytest.mark.xfail(
-    not cli_accepts_the_units_exec_start(), strict=True,
-    reason="tcccd/cli.py accepts --config only before the subcommand, so the unit's ExecStart "
-           "`tcccd run --config /etc/tcccd/tcccd.yaml` exits 2 (usage error); cli.py must accept it after `run`")
 
 
 class Systemd:
@@ -110,7 +91,6 @@ def daemon(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Systemd]]:
     systemd.sock.close()
 
 
-@needs_exec_start
 def test_ready_watchdog_reload_and_stop(daemon: tuple[subprocess.Popen[str], Systemd]) -> None:
     proc, systemd = daemon
     ready = systemd.wait_for("READY")
@@ -131,7 +111,6 @@ def test_ready_watchdog_reload_and_stop(daemon: tuple[subprocess.Popen[str], Sys
     assert proc.wait(timeout=30) == 0
 
 
-@needs_exec_start
 def test_invalid_config_exits_with_the_status_the_unit_does_not_restart(tmp_path: Path) -> None:
     if not TCCCD.exists():
         pytest.skip(f"{TCCCD} missing: pip install -e . first")
