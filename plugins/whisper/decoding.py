@@ -66,8 +66,13 @@ def compression_ratio(text: str) -> float:
     return len(raw) / len(zlib.compress(raw)) if raw else 0.0
 
 
-def repeats_at_tail(tokens: list[int], min_repeats: int = 4, min_span: int = 16) -> bool:
-    """True when the sequence ends in one n-gram repeated back to back (a decoding loop)."""
+def repeats_at_tail(tokens: list[int], min_repeats: int = 3, min_span: int = 12, text_below: int = 50257) -> bool:
+    """True when the text ends in one n-gram repeated back to back (a decoding loop).
+
+    Timestamp and special tokens (ids >= text_below) are ignored: a looping model
+    restarts the same sentence between ever larger timestamps.
+    """
+    tokens = [t for t in tokens if t < text_below]
     for period in range(1, len(tokens) // min_repeats + 1):
         repeats = 1
         while (repeats + 1) * period <= len(tokens) and \
@@ -206,7 +211,7 @@ def _sample_loop(state: _DecoderState, logits: torch.Tensor, filters: LogitFilte
                 continue
             sum_logprobs[k] += float(logprobs[k, picks[k]])
             sampled = state.lists[k][filters.sample_begin:] + [picks[k]]
-            if picks[k] == eot or repeats_at_tail(sampled):
+            if picks[k] == eot or repeats_at_tail(sampled, text_below=eot):
                 done[k] = True
         if all(done):
             state.lists = [seq + [p] for seq, p in zip(state.lists, picks, strict=True)]
@@ -292,4 +297,5 @@ def _best(sequences: list[list[int]], sum_logprobs: list[float], sample_begin: i
     text = tokenizer.decode(tokens)
     return WindowResult(tokens=tokens, text=text, avg_logprob=sum_lp / (len(tokens) + 1),
                         no_speech_prob=no_speech_prob, temperature=temperature,
-                        compression_ratio=compression_ratio(text), repetitive=repeats_at_tail(tokens))
+                        compression_ratio=compression_ratio(text),
+                        repetitive=repeats_at_tail(tokens, text_below=tokenizer.eot))

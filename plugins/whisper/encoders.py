@@ -46,15 +46,22 @@ class TorchEncoder:
 
     name = "torch"
 
-    def __init__(self, encoder: AudioEncoder) -> None:
+    def __init__(self, encoder: AudioEncoder, threads: int = 1) -> None:
         self.encoder = encoder
+        self.threads = threads
         self.parameter = next(encoder.parameters())
 
     def encode(self, mel: torch.Tensor) -> torch.Tensor:
+        """Runs on `threads` torch threads, then gives the process back its setting (the decoder's)."""
         import torch
 
-        with torch.inference_mode():
-            return self.encoder(mel.to(self.parameter.device, self.parameter.dtype))
+        previous = torch.get_num_threads()
+        torch.set_num_threads(self.threads)
+        try:
+            with torch.inference_mode():
+                return self.encoder(mel.to(self.parameter.device, self.parameter.dtype))
+        finally:
+            torch.set_num_threads(previous)
 
 
 def weights_digest(encoder: AudioEncoder) -> str:
@@ -193,12 +200,13 @@ class Ct2WindowEngine:
         text = self.tokenizer.decode(tokens)
         return WindowResult(tokens=tokens, text=text, avg_logprob=sum_lp / (len(tokens) + 1),
                             no_speech_prob=no_speech, temperature=temperature,
-                            compression_ratio=compression_ratio(text), repetitive=repeats_at_tail(tokens))
+                            compression_ratio=compression_ratio(text),
+                            repetitive=repeats_at_tail(tokens, text_below=self.tokenizer.eot))
 
 
 def make_encoder(backend: str, encoder: AudioEncoder, cache_dir: Path, threads: int) -> EncoderBackend:
     if backend == "torch":
-        return TorchEncoder(encoder)
+        return TorchEncoder(encoder, threads)
     if backend == "onnxruntime":
         return OnnxEncoder(encoder, cache_dir, threads)
     raise ValueError(f"unknown encoder backend {backend!r}; accepted: {', '.join(BACKENDS)}")

@@ -60,6 +60,9 @@ def test_prompt_is_not_part_of_the_transcript(transcriber, sentence_audio):
 def test_loop_and_compression_signals():
     assert repeats_at_tail([5, 6, 7] + [1, 2, 3, 4] * 5)
     assert repeats_at_tail([9] * 20)
+    sentence = [383, 5827, 318, 12704, 13]
+    assert repeats_at_tail([50400] + sentence + [50500, 50500] + sentence + [50510, 50510] + sentence + [50520],
+                           text_below=50256)
     assert not repeats_at_tail(list(range(40)))
     assert compression_ratio("the bleeding has stopped " * 10) > 2.4
     assert compression_ratio("The patient is breathing and the bleeding has stopped.") < 2.4
