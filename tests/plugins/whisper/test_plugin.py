@@ -1,0 +1,155 @@
+"""The whisper stage as the daemon drives it: files, streams, bad input, silence, profiles, vocabulary proof."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from tcccd.audio import to_pcm16, wav_bytes
+from tcccd.plugins.whisper.plugin import WhisperPlugin
+from tcccd.plugins.whisper.textnorm import corpus_wer, normalize
+from tcccd.protocol import AudioFormat, Message
+from tcccd.testing import PluginHarness
+
+ROOT = Path(__file__).resolve().parents[3]
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory):
+    with PluginHarness("whisper", {"beam_size": 1}, tmp_path_factory.mktemp("whisper")) as h:
+        yield h
+
+
+def transcribe(harness, payload, audio=None):
+    [reply] = harness.request(Message("transcribe", payload=payload, final=True, audio=audio or AudioFormat("wav")))
+    return reply
+
+
+def with_params(harness, **changes):
+    params = harness.plugin.params.model_copy(update=changes)
+    harness.plugin.apply_profile(params)
+
+
+def test_bundled_samples_transcribe_close_to_their_references(harness):
+    lines = (ROOT / "samples" / "references.txt").read_text().splitlines()
+    pairs = []
+    for line in lines:
+        name, reference = line.split("\t")
+        reply = transcribe(harness, (ROOT / "samples" / name).read_bytes())
+        assert reply.type == "transcript" and reply.final
+        assert reply.data["duration_s"] > 0.5 and reply.data["backend"] == "onnxruntime"
+        pairs.append((reference, reply.data["text"]))
+    heard = dict(pairs)
+    assert all(heard.values())
+    assert "heart rate 120" in normalize(heard["heart rate one twenty"])
+    assert "medevac" in normalize(heard["request urgent medevac for one litter casualty"])
+
+
+@pytest.mark.parametrize("kind", ["silence", "white", "pink", "brown", "breathing"])
+def test_no_words_over_silence_or_noise_with_vocabulary_on(harness, corpus, kind):
+    assert harness.plugin.params.vocabulary_correction
+    audio = corpus.noise(kind, 5.0, np.random.default_rng(4))
+    reply = transcribe(harness, wav_bytes(audio, 16000))
+    assert reply.data["text"] == "" and reply.data["segments"] == []
+
+
+@pytest.mark.parametrize(("payload", "audio", "code", "says"), [
+    (b"", AudioFormat("wav"), "bad_audio", "empty audio"),
+    (b"RIFF\x00\x00not a wav at all", AudioFormat("wav"), "bad_audio", "cannot read"),
+    (b"\x01\x02\x03", AudioFormat("pcm_s16le", 16000, 1), "bad_audio", "whole number"),
+])
+def test_bad_input_gets_a_clear_error_and_the_stage_goes_on(harness, payload, audio, code, says):
+    reply = transcribe(harness, payload, audio)
+    assert reply.type == "error" and reply.final
+    assert reply.data["code"] == code and says in reply.data["message"]
+    assert transcribe(harness, wav_bytes(np.zeros(16000, np.float32), 16000)).type == "transcript"
+
+
+def test_too_long_audio_is_refused_and_profiles_do_not_reload_the_model(harness):
+    engine = harness.plugin._transcriber
+    with_params(harness, max_audio_s=2.0, beam_size=2)
+    try:
+        reply = transcribe(harness, wav_bytes(np.zeros(3 * 16000, np.float32), 16000))
+        assert reply.data["code"] == "too_long" and "limit is 2 s" in reply.data["message"]
+    finally:
+        with_params(harness, max_audio_s=600.0, beam_size=1)
+    assert harness.plugin._transcriber is engine
+
+
+def test_raw_pcm_at_another_rate_is_resampled(harness, corpus):
+    audio = corpus.speak("heart rate one twenty", rate_hz=44100)
+    reply = transcribe(harness, to_pcm16(audio), AudioFormat("pcm_s16le", 44100, 1))
+    assert "heart rate 120" in normalize(reply.data["text"])
+
+
+def stream_messages(pcm: bytes, chunk_bytes: int, audio: AudioFormat) -> list[Message]:
+    request = Message("stream")
+    chunks = [pcm[i:i + chunk_bytes] for i in range(0, len(pcm), chunk_bytes)]
+    messages = [request.reply("stream", payload=c, seq=i, audio=audio if i == 0 else None)
+                for i, c in enumerate(chunks)]
+    messages.append(request.reply("stream", payload=b"", seq=len(chunks), final=True))
+    return [Message(type="stream", id=request.id, payload=m.payload, seq=m.seq, audio=m.audio, final=m.final)
+            for m in messages]
+
+
+def test_stream_gives_one_transcript_per_utterance_and_a_final_summary(harness, corpus):
+    pause = np.zeros(16000, np.float32)
+    audio = np.concatenate([corpus.speak("heart rate one twenty"), pause, corpus.speak("medevac requested"), pause])
+    outputs = harness.stream(stream_messages(to_pcm16(audio), 3200, AudioFormat("pcm_s16le", 16000, 1)))
+    assert all(o.type == "transcript" for o in outputs)
+    utterances = [o.data for o in outputs if o.data.get("partial") is False]
+    assert [u["utterance"] for u in utterances] == [0, 1]
+    assert "heart rate 120" in normalize(utterances[0]["text"])
+    final = outputs[-1]
+    assert final.final and sum(o.final for o in outputs) == 1
+    assert "heart rate 120" in normalize(final.data["text"]) and len(final.data["utterances"]) == 2
+    assert harness.plugin.health()["open_streams"] == 0
+
+
+def test_stream_sends_partials_while_an_utterance_goes_on(harness, corpus):
+    with_params(harness, partial_interval_ms=100)
+    try:
+        audio = corpus.speak("pack the wound with hemostatic gauze and hold pressure for three minutes")
+        outputs = []
+        for message in stream_messages(to_pcm16(audio), 8000, AudioFormat("pcm_s16le", 16000, 1)):
+            time.sleep(0.11)  # a live microphone: chunks arrive over time
+            outputs += harness.request(message)
+    finally:
+        with_params(harness, partial_interval_ms=500)
+    partials = [o for o in outputs if o.data.get("partial") is True]
+    assert partials and not any(p.final for p in partials)
+    assert outputs[-1].final and "hold pressure" in outputs[-1].data["text"].lower()
+
+
+def test_cancel_forgets_a_stream(harness, corpus):
+    messages = stream_messages(to_pcm16(corpus.speak("TXA given")), 3200, AudioFormat("pcm_s16le", 16000, 1))
+    harness.request(messages[0])
+    assert harness.plugin.health()["open_streams"] == 1
+    harness.plugin.cancel(messages[0].id)
+    assert harness.plugin.health()["open_streams"] == 0
+
+
+def test_unknown_params_are_errors():
+    with pytest.raises(ValidationError):
+        WhisperPlugin.validate_params({"beam": 5})
+    with pytest.raises(ValidationError):
+        WhisperPlugin.validate_params({"beam_size": 0})
+
+
+def test_vocabulary_is_not_worse_on_held_out_sentences(harness, corpus):
+    """The proof in small: held-out sentences (never tuned on), the same model, correction off then on."""
+    sentences = corpus.read_sentences("heldout")[:6]
+    clips = [wav_bytes(corpus.speak(s, corpus.VOICES[i % len(corpus.VOICES)]), 16000) for i, s in enumerate(sentences)]
+    results = {}
+    try:
+        for enabled in (False, True):
+            with_params(harness, vocabulary_correction=enabled)
+            results[enabled] = [(s, transcribe(harness, c).data["text"]) for s, c in zip(sentences, clips, strict=True)]
+    finally:
+        with_params(harness, vocabulary_correction=True)
+    assert corpus_wer(results[True]) <= corpus_wer(results[False])
