@@ -53,6 +53,23 @@ def check_listening(endpoint: str, timeout_s: float = 0.5) -> None:
                                f"start it with `tcccd run` or `systemctl start tcccd`") from None
 
 
+def wait_until_healthy(endpoint: str, timeout_s: float = 120.0, poll_s: float = 0.2) -> Client:
+    """A connected client once the daemon reports healthy; for scripts, benches and tests that start one."""
+    deadline = time.monotonic() + timeout_s
+    last = "nothing answered"
+    while time.monotonic() < deadline:
+        try:
+            client = Client(endpoint, timeout_s=5)
+            last = client.status()["state"]
+            if last == "healthy":
+                return client
+            client.close()
+        except (ConnectionError, TimeoutError) as exc:
+            last = str(exc)
+        time.sleep(poll_s)
+    raise TimeoutError(f"tcccd at {endpoint} not healthy within {timeout_s:g} s (last: {last})")
+
+
 class Client:
     def __init__(self, endpoint: str = "tcp://127.0.0.1:7781", timeout_s: float = 120.0, check: bool = True) -> None:
         if check:
