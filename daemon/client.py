@@ -53,7 +53,7 @@ def check_listening(endpoint: str, timeout_s: float = 0.5) -> None:
                                f"start it with `tcccd run` or `systemctl start tcccd`") from None
 
 
-def wait_until_healthy(endpoint: str, timeout_s: float = 120.0, poll_s: float = 0.2) -> Client:
+def wait_until_healthy(endpoint: str, timeout_s: float = 120.0, request_timeout_s: float = 120.0) -> Client:
     """A connected client once the daemon reports healthy; for scripts, benches and tests that start one."""
     deadline = time.monotonic() + timeout_s
     last = "nothing answered"
@@ -62,11 +62,12 @@ def wait_until_healthy(endpoint: str, timeout_s: float = 120.0, poll_s: float = 
             client = Client(endpoint, timeout_s=5)
             last = client.status()["state"]
             if last == "healthy":
+                client.timeout_s = request_timeout_s
                 return client
             client.close()
         except (ConnectionError, TimeoutError) as exc:
             last = str(exc)
-        time.sleep(poll_s)
+        time.sleep(0.2)
     raise TimeoutError(f"tcccd at {endpoint} not healthy within {timeout_s:g} s (last: {last})")
 
 
