@@ -11,27 +11,16 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
-import socket
-import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-import yaml
 import zmq
+from harness import free_port, percentiles, running_daemon
 
-from tcccd.client import Client
 from tcccd.protocol import AudioFormat, Message
 
 PCM_1S = os.urandom(32000)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _echo_server(endpoint: str) -> None:
@@ -60,49 +49,15 @@ def time_zmq_echo(n: int) -> list[float]:
 
 
 def time_tcccd(n: int, workdir: Path) -> list[float]:
-    config = {
-        "daemon": {"client_endpoint": f"tcp://127.0.0.1:{free_port()}",
-                   "events_endpoint": f"tcp://127.0.0.1:{free_port()}",
-                   "runtime_dir": str(workdir / "run"), "state_dir": str(workdir / "state"),
-                   "cache_dir": str(workdir / "cache"), "log_level": "warning"},
-        "pipeline": [{"name": "echo", "plugin": "passthrough"}],
-        "routes": {"echo": ["echo"]},
-    }
-    path = workdir / "bus.yaml"
-    path.write_text(yaml.safe_dump(config))
-    daemon = subprocess.Popen([sys.executable, "-m", "tcccd", "--config", str(path), "run"])
-    try:
-        client = _wait_ready(config["daemon"]["client_endpoint"])
-        times = []
+    times = []
+    with running_daemon(workdir, [{"name": "echo", "plugin": "passthrough"}], {"echo": ["echo"]}) as client:
         for i in range(n + 200):
             t0 = time.perf_counter()
             reply = client.call("echo", payload=PCM_1S, audio=AudioFormat())
             if i >= 200:
                 times.append((time.perf_counter() - t0) * 1000)
-        assert reply.payload == PCM_1S
-        client.close()
-        return times
-    finally:
-        daemon.terminate()
-        daemon.wait(20)
-
-
-def _wait_ready(endpoint: str) -> Client:
-    for _ in range(300):
-        try:
-            client = Client(endpoint, timeout_s=5)
-            if client.status()["state"] == "healthy":
-                return client
-            client.close()
-        except (ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.1)
-    raise SystemExit("tcccd did not become healthy")
-
-
-def summary(times: list[float]) -> tuple[float, float]:
-    ordered = sorted(times)
-    return statistics.median(ordered), ordered[int(0.99 * len(ordered)) - 1]
+    assert reply.payload == PCM_1S
+    return times
 
 
 def main() -> None:
@@ -110,8 +65,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=3000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        rows = {"zmq-echo (1 hop each way)": summary(time_zmq_echo(args.n)),
-                "tcccd passthrough (2 hops)": summary(time_tcccd(args.n, Path(tmp)))}
+        rows = {"zmq-echo (1 hop each way)": percentiles(time_zmq_echo(args.n)),
+                "tcccd passthrough (2 hops)": percentiles(time_tcccd(args.n, Path(tmp)))}
     base_p50, base_p99 = rows["zmq-echo (1 hop each way)"]
     print(f"round trip of 1 s of 16 kHz PCM (32000 B), n={args.n}, {os.cpu_count()} CPUs")
     print(f"{'path':<28} {'p50 ms':>8} {'p99 ms':>8} {'p50 x':>7} {'p99 x':>7}")

@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from harness import percentiles, running_daemon
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -38,11 +38,6 @@ RATE_HZ = 24000
 TEXTS = ["Tourniquet applied. Heart rate one twenty.",
          "Tourniquet time logged, zero nine fifteen.",
          "Check airway. Patient breathing, eighteen per minute. Prepare needle decompression kit."]
-
-
-def stats(values: list[float]) -> tuple[float, float]:
-    ordered = sorted(values)
-    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
 
 
 def random_tokens(frames: int, seed: int, low: int = 0) -> list[int]:
@@ -85,7 +80,7 @@ def bench_population() -> None:
         outputs = [f(tokens) for f in (tokens_to_codebooks_loop, plain_loop, vectorised)]
         same = all(torch.equal(a.long(), b.long()) for out in outputs[1:] for a, b in zip(outputs[0], out, strict=True))
         repeats = max(30, 3000 // frames)
-        cat, lst, vec = (stats(time_call(lambda f=f, t=tokens: f(t), repeats))
+        cat, lst, vec = (percentiles(time_call(lambda f=f, t=tokens: f(t), repeats))
                          for f in (tokens_to_codebooks_loop, plain_loop, vectorised))
         print(f"{frames:>6} {cat[0]:>12.4f} ms {cat[1]:>8.4f} {lst[0]:>10.4f} ms {lst[1]:>8.4f} {vec[0]:>6.4f} ms "
               f"{vec[1]:>8.4f} {cat[0] / vec[0]:>7.1f} {lst[0] / vec[0]:>7.1f} {same}")
@@ -192,15 +187,15 @@ def _print_snac(rows: dict[str, dict[str, list[float]]], threads: int, runs: int
     print(f"{'decoder':<15} {'RTF p50':>8} {'p99':>6} {'1st audio ms p50':>16} {'p99':>7} "
           f"{'SNR dB p50':>10} {'SNR common':>10} {'frames out':>10}")
     for name, row in rows.items():
-        rtf, first, snr, common = (stats(row[k]) for k in ("rtf", "first", "snr", "snr_common"))
+        rtf, first, snr, common = (percentiles(row[k]) for k in ("rtf", "first", "snr", "snr_common"))
         print(f"{name:<15} {rtf[0]:>8.3f} {rtf[1]:>6.3f} {first[0]:>16.1f} {first[1]:>7.1f} {snr[0]:>10.1f} "
               f"{common[0]:>10.1f} {statistics.median(row['frames_out']):>7.0f}/{frames}")
     ref, ours = rows["orpheus window"], rows["tcccd snac"]
     print(f"RTF ratio reference/tcccd: {statistics.median(ref['rtf']) / statistics.median(ours['rtf']):.2f}x")
     print("SNR: against a whole-utterance decode over the samples each emits (reference: frames 1..N-3); "
           "'common': frames 1..N-3 for both")
-    goals = [("RTF <= 0.25", stats(ours["rtf"])[0] <= 0.25),
-             ("first audio <= 150 ms after frame 4", stats(ours["first"])[1] <= 150),
+    goals = [("RTF <= 0.25", percentiles(ours["rtf"])[0] <= 0.25),
+             ("first audio <= 150 ms after frame 4", percentiles(ours["first"])[1] <= 150),
              ("SNR >= reference", min(ours["snr"]) >= max(ref["snr"]))]
     print("goals: " + "; ".join(f"{g}: {'met' if ok else 'NOT met'}" for g, ok in goals))
 
@@ -243,22 +238,9 @@ def _piper_plugin_in_process(runs: int, workdir: Path) -> tuple[list[float], lis
     return first, rtf
 
 
-def _piper_through_daemon(runs: int, workdir: Path) -> tuple[list[float], list[float]] | str:
-    import yaml
-
-    config = {
-        "daemon": {"client_endpoint": f"tcp://127.0.0.1:{free_port()}",
-                   "events_endpoint": f"tcp://127.0.0.1:{free_port()}", "runtime_dir": str(workdir / "run"),
-                   "state_dir": str(workdir / "state"), "cache_dir": str(workdir / "cache"), "log_level": "warning"},
-        "pipeline": [{"name": "piper", "plugin": "piper", "params": {}}],
-        "routes": {"speak": ["piper"]},
-    }
-    path = workdir / "tts.yaml"
-    path.write_text(yaml.safe_dump(config))
-    daemon = subprocess.Popen([sys.executable, "-m", "tcccd", "--config", str(path), "run"])
-    try:
-        client = _wait_ready(config["daemon"]["client_endpoint"])
-        first, rtf = [], []
+def _piper_through_daemon(runs: int, workdir: Path) -> tuple[list[float], list[float]]:
+    first, rtf = [], []
+    with running_daemon(workdir, [{"name": "piper", "plugin": "piper", "params": {}}], {"speak": ["piper"]}) as client:
         for _ in range(runs):
             for text in TEXTS:
                 t0 = time.perf_counter()
@@ -268,35 +250,7 @@ def _piper_through_daemon(runs: int, workdir: Path) -> tuple[list[float], list[f
                         first.append((time.perf_counter() - t0) * 1000)
                     samples += len(message.payload or b"") // 2
                 rtf.append((time.perf_counter() - t0) / (samples / 22050))
-        client.close()
-        return first, rtf
-    finally:
-        daemon.terminate()
-        daemon.wait(20)
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_ready(endpoint: str, timeout_s: float = 120.0):
-    from tcccd.client import Client
-
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            client = Client(endpoint, timeout_s=5)
-            if client.status()["state"] == "healthy":
-                return client
-            client.close()
-        except (ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.2)
-    raise SystemExit(f"tcccd did not become healthy within {timeout_s:g} s")
+    return first, rtf
 
 
 def bench_piper(runs: int) -> None:
@@ -309,10 +263,10 @@ def bench_piper(runs: int) -> None:
     rows = (("PiperVoice.load in-process", in_process), ("tcccd piper stage in-process", plugin),
             ("tcccd daemon (client)", daemon))
     for name, (first, rtf) in rows:
-        (f50, f99), (r50, r99) = stats(first), stats(rtf)
+        (f50, f99), (r50, r99) = percentiles(first), percentiles(rtf)
         print(f"{name:<32} {f50:>16.1f} {f99:>7.1f} {r50:>8.3f} {r99:>6.3f}")
-    added = stats(daemon[0])[0] - stats(plugin[0])[0]
-    vs_piper = stats(daemon[0])[0] - stats(in_process[0])[0]
+    added = percentiles(daemon[0])[0] - percentiles(plugin[0])[0]
+    vs_piper = percentiles(daemon[0])[0] - percentiles(in_process[0])[0]
     print(f"daemon adds {added:.1f} ms to the median first audio over the same stage in-process "
           f"({vs_piper:+.1f} ms vs plain PiperVoice); goal < 10 ms: {'met' if added < 10 else 'NOT met'}")
 

@@ -1,0 +1,56 @@
+"""What the benchmarks share: percentiles, and a tcccd started on a throwaway config.
+
+Benchmarks run as scripts (`python bench/bus.py`), so this module sits beside
+them and is imported as `harness`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import statistics
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tcccd.client import Client, wait_until_healthy
+
+
+def percentiles(values: list[float]) -> tuple[float, float]:
+    """Median and p99."""
+    ordered = sorted(values)
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running_daemon(workdir: Path, pipeline: list[dict[str, Any]], routes: dict[str, list[str]],
+                   start_timeout_s: float = 300.0, **top: Any) -> Iterator[Client]:
+    """`tcccd run` in a subprocess on loopback ports; yields a client once it is healthy, stops it after."""
+    config = {
+        "daemon": {"client_endpoint": f"tcp://127.0.0.1:{free_port()}",
+                   "events_endpoint": f"tcp://127.0.0.1:{free_port()}", "runtime_dir": str(workdir / "run"),
+                   "state_dir": str(workdir / "state"), "cache_dir": str(workdir / "cache"), "log_level": "warning"},
+        "pipeline": pipeline,
+        "routes": routes,
+        **top,
+    }
+    path = workdir / "bench.yaml"
+    path.write_text(yaml.safe_dump(config))
+    daemon = subprocess.Popen([sys.executable, "-m", "tcccd", "--config", str(path), "run"])
+    try:
+        client = wait_until_healthy(config["daemon"]["client_endpoint"], start_timeout_s)
+        with client:
+            yield client
+    finally:
+        daemon.terminate()
+        daemon.wait(30)
