@@ -154,12 +154,19 @@ class Broker:
         if message.type != "error" and hop + 1 < len(request.route):
             self._forward(self.supervisor.stages[request.route[hop + 1]], message)
             return
-        if message.type == "transcript" and not message.data.get("partial"):
+        if self._is_news(request, message):
             self.publish("transcript", message)
         if message.final:
             self.finish(message.id, message)
         else:
             self.reply(request.client, replace(message, stage=None))
+
+    @staticmethod
+    def _is_news(request: Request, message: Message) -> bool:
+        """Subscribers get each finished utterance once: not partials, not a stream's closing summary."""
+        if message.type != "transcript" or message.data.get("partial"):
+            return False
+        return not (request.type == "stream" and message.final)
 
     def finish(self, request_id: str, message: Message) -> None:
         request = self.requests.pop(request_id, None)

@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -122,10 +123,22 @@ class Worker:
             self.data.send_multipart(message.error("no_stage", f"stage {message.stage!r} is not in this worker")
                                      .to_frames())
         else:
+            self.send_outputs(stage, message)
+        self.data.send_multipart(Message("ack", id=message.id, stage=message.stage).to_frames())
+
+    def send_outputs(self, stage: Stage, message: Message) -> None:
+        final_sent = False
+        try:
             for out in stage.handle(message):
                 self.data.send_multipart(out.to_frames(), copy=False)
+                final_sent = final_sent or out.final
                 self.drain_control()
-        self.data.send_multipart(Message("ack", id=message.id, stage=message.stage).to_frames())
+        except (TypeError, ValueError) as exc:  # an output that cannot be encoded: a plugin bug, not a crash
+            self.log.error("plugin output could not be encoded", exc_info=True)
+            if not final_sent:
+                error = message.error("plugin_error", f"{stage.plugin_cls.name} produced an output that cannot be "
+                                                      f"sent: {exc}")
+                self.data.send_multipart(replace(error, stage=stage.name).to_frames())
 
     def stop(self) -> None:
         for stage in self.stages.values():

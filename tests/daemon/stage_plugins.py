@@ -39,6 +39,9 @@ class Slow(Plugin):
                 time.sleep(1)
         if message.data.get("fail"):
             raise RuntimeError("model exploded")
+        if message.data.get("unencodable"):
+            yield message.reply("echo", {"value": object()}, final=True)
+            return
         if message.data.get("bad"):
             raise PluginError("bad input: expected something else", code="bad_audio")
         time.sleep(message.data.get("delay_s", self.params.delay_s))

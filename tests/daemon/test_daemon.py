@@ -82,10 +82,12 @@ def test_bad_request_gets_error_and_stage_keeps_serving(start_daemon):
             client.call("echo", {"bad": True})
         with pytest.raises(RequestFailed, match="model exploded"):
             client.call("echo", {"fail": True})
+        with pytest.raises(RequestFailed, match="cannot be sent"):
+            client.call("echo", {"unencodable": True})
         assert client.call("echo", {"n": 1}).data["n"] == 1
         report = client.status()
     assert report["stages"][0]["restarts"] == 0
-    assert "model exploded" in report["stages"][0]["last_error"]
+    assert "cannot be sent" in report["stages"][0]["last_error"]
 
 
 def test_missing_plugin_error_names_it_and_how_to_enable(start_daemon):
