@@ -39,6 +39,9 @@ class Slow(Plugin):
                 time.sleep(1)
         if message.data.get("fail"):
             raise RuntimeError("model exploded")
+        if message.type == "transcribe":
+            yield message.reply("transcript", {"text": f"{len(message.payload or b'')} bytes heard"}, final=True)
+            return
         if message.data.get("unencodable"):
             yield message.reply("echo", {"value": object()}, final=True)
             return

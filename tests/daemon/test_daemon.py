@@ -204,3 +204,15 @@ def test_stages_naming_one_worker_share_a_process(start_daemon):
     assert report["stages"][0]["pid"] == report["stages"][1]["pid"]
     with daemon.client() as client:
         assert client.call("echo", {"n": 9}).data == {"n": 9, "beam_size": 1}
+
+
+def test_subscribers_receive_transcripts(start_daemon):
+    daemon = start_daemon([{"name": "slow", "plugin": SLOW}], {"transcribe": ["slow"]})
+    daemon.wait_healthy()
+    with daemon.client() as client:
+        events = client.subscribe(["transcript"])
+        time.sleep(0.3)  # a SUB socket misses what is published before it has connected
+        reply = client.transcribe(PCM_1S, AudioFormat())
+        topic, event = events.next(5)
+    assert reply.data["text"] == "32000 bytes heard"
+    assert topic == "transcript" and event.id == reply.id and event.data == reply.data
