@@ -126,8 +126,11 @@ class Broker:
             self._forward(stage, replace(message, payload=b""))
 
     def _forward(self, stage: StageRuntime, message: Message) -> None:
+        """Send to the stage's worker, with the time left until the request's deadline."""
         handle = self.supervisor.worker_of(stage.config.name)
-        frames = replace(message, stage=stage.config.name).to_frames()
+        request = self.requests[message.id]
+        left_s = max(0.001, request.deadline_at - time.monotonic())
+        frames = replace(message, stage=stage.config.name, deadline_s=round(left_s, 3)).to_frames()
         try:
             self.supervisor.data.send_multipart([handle.identity, *frames], copy=False)
         except zmq.ZMQError:

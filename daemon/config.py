@@ -50,7 +50,10 @@ class StageConfig(Strict):
     params: dict[str, Any] = Field(default_factory=dict)
     max_queue: int = Field(16, ge=1, description="messages in flight to this stage before senders get 'busy'")
     start_timeout_s: float = Field(300.0, gt=0)
-    hang_timeout_s: float = Field(60.0, gt=0, description="silence from a worker before it is killed")
+    # A worker is killed when its heartbeat thread is silent this long (frozen), or when it is still busy this
+    # long after a request's deadline (hung). 15 s < the unit's WatchdogSec=30, so the supervisor replaces a
+    # frozen worker before systemd would restart the whole daemon.
+    hang_timeout_s: float = Field(15.0, gt=0, description="frozen or past-deadline time before a worker is killed")
     restart: RestartPolicy = Field(default_factory=RestartPolicy)
 
     @property

@@ -95,7 +95,8 @@ class Daemon:
         self.log.info("tcccd started", version=__version__, pid=os.getpid(),
                       client_endpoint=self.config.daemon.client_endpoint)
         poller = zmq.Poller()
-        for sock in (wakeup, self.supervisor.control, self.supervisor.data, self.broker.clients):
+        sup = self.supervisor
+        for sock in (wakeup, sup.heartbeat, sup.control, sup.data, self.broker.clients):
             poller.register(sock, zmq.POLLIN)
         while True:
             events = dict(poller.poll(TICK_S * 1000))
@@ -113,6 +114,8 @@ class Daemon:
     def serve_sockets(self) -> None:
         """Drain what is waiting, control first: a heartbeat never queues behind audio."""
         sup, broker = self.supervisor, self.broker
+        while sup.heartbeat.poll(0):
+            sup.on_heartbeat(sup.heartbeat.recv_multipart())
         while sup.control.poll(0):
             sup.on_control(sup.control.recv_multipart())
         while sup.data.poll(0):

@@ -81,6 +81,7 @@ class Supervisor:
         run = config.daemon.runtime_dir
         self.data_endpoint = f"ipc://{run}/workers-data.sock"
         self.control_endpoint = f"ipc://{run}/workers-control.sock"
+        self.heartbeat_endpoint = f"ipc://{run}/workers-heartbeat.sock"
         self._build(config, params, profile)
 
     def _build(self, config: Config, params: dict[str, dict[str, Any]], profile: str) -> None:
@@ -107,7 +108,9 @@ class Supervisor:
     def bind(self, ctx: zmq.Context) -> None:
         self.data = ctx.socket(zmq.ROUTER)
         self.control = ctx.socket(zmq.ROUTER)
-        for sock, endpoint in ((self.data, self.data_endpoint), (self.control, self.control_endpoint)):
+        self.heartbeat = ctx.socket(zmq.ROUTER)
+        for sock, endpoint in ((self.data, self.data_endpoint), (self.control, self.control_endpoint),
+                               (self.heartbeat, self.heartbeat_endpoint)):
             sock.setsockopt(zmq.LINGER, 0)
             sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
             sock.bind(endpoint)
@@ -138,6 +141,7 @@ class Supervisor:
         return {
             "worker": handle.name, "generation": handle.generation, "profile": self.profile,
             "data_endpoint": self.data_endpoint, "control_endpoint": self.control_endpoint,
+            "heartbeat_endpoint": self.heartbeat_endpoint,
             "cache_dir": str(d.cache_dir), "state_dir": str(d.state_dir),
             "log_level": d.log_level, "log_format": d.log_format,
             "stages": [{"name": s.config.name, "plugin": s.config.plugin, "params": s.params} for s in handle.stages],
@@ -147,10 +151,10 @@ class Supervisor:
         for handle in self.workers.values():
             self.spawn(handle)
 
-    def send_control(self, handle: WorkerHandle, message: Message) -> None:
+    def send_control(self, handle: WorkerHandle, message: Message, sock: zmq.Socket | None = None) -> None:
         # Not connected yet, or gone: the heartbeat deadline catches a dead worker.
         with contextlib.suppress(zmq.ZMQError):
-            self.control.send_multipart([handle.identity, *message.to_frames()], zmq.NOBLOCK)
+            (sock or self.control).send_multipart([handle.identity, *message.to_frames()], zmq.NOBLOCK)
 
     def tick(self, now: float) -> None:
         self.prune_restart_window(now)
@@ -164,19 +168,20 @@ class Supervisor:
         if now - self._last_ping_at >= self.config.daemon.heartbeat_interval_s:
             self._last_ping_at = now
             for handle in self.workers.values():
-                if handle.state in ("ready", "degraded"):
-                    self.send_control(handle, Message("ping"))
+                if handle.alive:
+                    self.send_control(handle, Message("ping"), self.heartbeat)
 
     def _check_deadlines(self, handle: WorkerHandle, now: float) -> None:
-        if handle.state in ("starting", "restarting"):
-            limit_s = handle.limit("start_timeout_s")
-            if now - handle.started_at > limit_s:
-                self.kill(handle, f"not ready within start_timeout_s={limit_s:g}")
-        elif handle.state in ("ready", "degraded"):
-            limit_s = handle.limit("hang_timeout_s")
-            if now - handle.last_pong_at > limit_s:
-                self.kill(handle, f"hung: no heartbeat for {now - handle.last_pong_at:.1f} s "
-                                  f"(hang_timeout_s={limit_s:g})")
+        silent_s = now - handle.last_pong_at
+        hang_s = handle.limit("hang_timeout_s")
+        busy = handle.info.get("busy") or {}
+        if silent_s > hang_s:
+            self.kill(handle, f"frozen: no heartbeat for {silent_s:.1f} s (hang_timeout_s={hang_s:g})")
+        elif busy.get("overdue_s", 0) > hang_s:
+            self.kill(handle, f"hung: still busy with request {busy['request_id']} {busy['overdue_s']:.1f} s "
+                              f"after its deadline (hang_timeout_s={hang_s:g})")
+        elif handle.state in ("starting", "restarting") and now - handle.started_at > handle.limit("start_timeout_s"):
+            self.kill(handle, f"not ready within start_timeout_s={handle.limit('start_timeout_s'):g}")
 
     def kill(self, handle: WorkerHandle, reason: str) -> None:
         if handle.alive and handle.proc is not None:
@@ -212,19 +217,23 @@ class Supervisor:
         if handle is None:
             return  # a message from a worker generation that has since been replaced
         message = Message.from_frames(frames[1:])
-        handle.last_pong_at = time.monotonic()
         if message.type == "ready":
             handle.state = "degraded" if handle.restart_times else "ready"
             self._take_health(handle, message.data)
             self.log.info("worker ready", worker=handle.name, pid=message.data.get("pid"))
-        elif message.type == "pong":
-            self._take_health(handle, message.data)
-            if handle.state == "degraded" and not handle.restart_times:
-                handle.state = "ready"
         elif message.type == "setup_failed":
             handle.exit_reason = f"set-up failed: {message.data.get('error')}"
         elif message.type == "profile_applied" and message.data.get("errors"):
             self.log.error("profile not applied", worker=handle.name, errors=message.data["errors"])
+
+    def on_heartbeat(self, frames: list[bytes]) -> None:
+        handle = self.handle_by_identity(frames[0])
+        if handle is None:
+            return
+        handle.last_pong_at = time.monotonic()
+        self._take_health(handle, Message.from_frames(frames[1:]).data)
+        if handle.state == "degraded" and not handle.restart_times:
+            handle.state = "ready"
 
     def _take_health(self, handle: WorkerHandle, data: dict[str, Any]) -> None:
         handle.info = {k: v for k, v in data.items() if k != "stages"}
@@ -239,8 +248,11 @@ class Supervisor:
                 handle.restart_times.popleft()
 
     def heartbeats_healthy(self, now: float, grace_s: float) -> bool:
-        """True while every live worker answered recently: what WATCHDOG=1 vouches for."""
-        return all(now - h.last_pong_at <= grace_s for h in self.workers.values() if h.state in ("ready", "degraded"))
+        """True while every live worker's heartbeat answers: what WATCHDOG=1 vouches for.
+
+        A frozen worker stops it; a worker busy with a long job does not (its heartbeat thread answers).
+        """
+        return all(now - h.last_pong_at <= grace_s for h in self.workers.values() if h.alive)
 
     def all_ready(self) -> bool:
         return all(h.state in ("ready", "degraded") for h in self.workers.values())

@@ -1,11 +1,11 @@
 """The worker process: hosts one or more stages and serves them over ZeroMQ.
 
 Started by the supervisor as `python -m tcccd.worker SPEC.json`, in a fresh
-interpreter (not a fork), so it imports only what its own plugins need. Two
-DEALER sockets, one per role: `data` for requests and their outputs, `control`
-for heartbeats, profile switches and shutdown. Control is always served first,
-also between the outputs of a long request, so a heartbeat never waits behind
-audio and a worker that stops answering really is stuck.
+interpreter (not a fork), so it imports only what its own plugins need. One
+DEALER socket per role: `data` for requests and their outputs, `control` for
+readiness, profile switches, cancels and shutdown (served first, also between
+the outputs of a long request), and `heartbeat`, answered by its own thread
+(tcccd.heartbeat) so that a long computation is never mistaken for a hang.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import structlog
 import zmq
 
 from tcccd import logs
+from tcccd.heartbeat import Busy, HeartbeatThread
 from tcccd.protocol import Message, ProtocolError
 from tcccd.stage import Stage
 
@@ -48,6 +49,10 @@ class Worker:
         self.stages: dict[str, Stage] = {}
         self.running = True
         self.log = structlog.get_logger()
+        self.busy: Busy | None = None
+        self.snapshot: dict[str, Any] = {"pid": os.getpid()}
+        self.heartbeat = HeartbeatThread(self.ctx, spec["heartbeat_endpoint"], self.identity,
+                                         lambda: self.snapshot, lambda: self.busy)
 
     def _connect(self, endpoint: str) -> zmq.Socket:
         sock = self.ctx.socket(zmq.DEALER)
@@ -68,12 +73,14 @@ class Worker:
                           state_dir=Path(self.spec["state_dir"]), profile=self.spec["profile"])
             stage.start()
             self.stages[stage.name] = stage
-        self.send_control("ready", **self.health())
+        self.refresh_snapshot()
+        self.send_control("ready", **self.snapshot)
 
-    def health(self) -> dict[str, Any]:
+    def refresh_snapshot(self) -> None:
+        """Health as the heartbeat thread reports it; computed here, on the thread that owns the stages."""
         mem = psutil.Process().memory_info()
-        return {"pid": os.getpid(), "rss_bytes": mem.rss, "peak_rss_bytes": _peak_rss_bytes(),
-                "stages": {name: stage.health() for name, stage in self.stages.items()}}
+        self.snapshot = {"pid": os.getpid(), "rss_bytes": mem.rss, "peak_rss_bytes": _peak_rss_bytes(),
+                         "stages": {name: stage.health() for name, stage in self.stages.items()}}
 
     def serve(self) -> None:
         poller = zmq.Poller()
@@ -85,6 +92,8 @@ class Worker:
                 self.drain_control()
             elif self.data in events:
                 self.handle_data(self.data.recv_multipart(copy=False))
+            else:
+                self.refresh_snapshot()
 
     def drain_control(self) -> None:
         while self.running and self.control.poll(0):
@@ -92,9 +101,7 @@ class Worker:
             self.on_control(message)
 
     def on_control(self, message: Message) -> None:
-        if message.type == "ping":
-            self.send_control("pong", sent_ts=message.ts, **self.health())
-        elif message.type == "profile":
+        if message.type == "profile":
             self.apply_profile(message.data)
         elif message.type == "cancel":
             for stage in self.stages.values():
@@ -123,7 +130,14 @@ class Worker:
             self.data.send_multipart(message.error("no_stage", f"stage {message.stage!r} is not in this worker")
                                      .to_frames())
         else:
-            self.send_outputs(stage, message)
+            now = time.monotonic()
+            deadline_at = now + message.deadline_s if message.deadline_s else None
+            self.busy = Busy(stage.name, message.id, now, deadline_at)
+            try:
+                self.send_outputs(stage, message)
+            finally:
+                self.busy = None
+                self.refresh_snapshot()
         self.data.send_multipart(Message("ack", id=message.id, stage=message.stage).to_frames())
 
     def send_outputs(self, stage: Stage, message: Message) -> None:
@@ -141,6 +155,7 @@ class Worker:
                 self.data.send_multipart(replace(error, stage=stage.name).to_frames())
 
     def stop(self) -> None:
+        self.heartbeat.stop()
         for stage in self.stages.values():
             try:
                 stage.stop()
@@ -168,11 +183,13 @@ def main(argv: list[str] | None = None) -> int:
     logs.configure(spec["log_level"], spec["log_format"], worker=spec["worker"])
     worker = Worker(spec)
     signal.signal(signal.SIGTERM, lambda *_: setattr(worker, "running", False))
+    worker.heartbeat.start()
     try:
         worker.start_stages()
     except Exception as exc:  # noqa: BLE001 - report why, then exit so the supervisor can back off
         structlog.get_logger().error("stage set-up failed", exc_info=True)
         worker.send_control("setup_failed", error=f"{type(exc).__name__}: {exc}")
+        worker.heartbeat.stop()
         time.sleep(0.2)
         worker.ctx.destroy(linger=1000)
         return 2

@@ -146,14 +146,34 @@ def test_live_audio_dropped_when_behind_is_counted_and_reported(start_daemon):
 
 
 def test_hung_worker_is_killed_and_replaced(start_daemon):
-    daemon = start_daemon([{"name": "slow", "plugin": SLOW, "hang_timeout_s": 1.5,
+    daemon = start_daemon([{"name": "slow", "plugin": SLOW, "hang_timeout_s": 1.0,
                             "restart": {"backoff_initial_s": 0.1}}], {"hang": ["slow"], "echo": ["slow"]})
     pid = daemon.wait_healthy()["stages"][0]["pid"]
     with daemon.client() as client:
-        with pytest.raises(RequestFailed, match="hung"):
-            client.call("hang")
-        daemon.wait_for(lambda r: r["stages"][0]["pid"] != pid and r["stages"][0]["state"] != "restarting")
+        with pytest.raises(RequestFailed) as failure:
+            client.call("hang", deadline_s=1.0)
+        assert failure.value.code == "deadline_exceeded"
+        report = daemon.wait_for(lambda r: r["stages"][0]["pid"] != pid and r["stages"][0]["state"] != "restarting")
+        assert "hung: still busy with request" in report["stages"][0]["last_error"]
         assert client.call("echo", {"n": 4}).data["n"] == 4
+
+
+def test_long_job_within_its_deadline_is_not_taken_for_a_hang(start_daemon):
+    daemon = start_daemon([{"name": "slow", "plugin": SLOW, "hang_timeout_s": 1.0}], {"echo": ["slow"]})
+    daemon.wait_healthy()
+    with daemon.client() as client:
+        assert client.call("echo", {"delay_s": 3.0, "n": 6}, deadline_s=10).data["n"] == 6
+        report = client.status()
+    assert report["stages"][0]["restarts"] == 0 and report["state"] == "healthy"
+
+
+def test_frozen_worker_is_killed_and_replaced(start_daemon):
+    daemon = start_daemon([{"name": "slow", "plugin": SLOW, "hang_timeout_s": 1.0,
+                            "restart": {"backoff_initial_s": 0.1}}], {"echo": ["slow"]})
+    pid = daemon.wait_healthy()["stages"][0]["pid"]
+    os.kill(pid, signal.SIGSTOP)
+    report = daemon.wait_for(lambda r: r["stages"][0]["pid"] != pid and r["stages"][0]["state"] != "restarting")
+    assert "frozen: no heartbeat" in report["stages"][0]["last_error"]
 
 
 def test_request_id_in_every_log_line_of_every_stage(start_daemon):
