@@ -139,6 +139,9 @@ class SnacPlugin(Plugin):
     def _process(self, message: Message) -> Iterator[Message]:
         data = message.data
         given = [k for k in ("tokens", "text", "prompt") if k in data]
+        if not given and message.final and message.id in self._requests:
+            yield from self._feed(message, self._requests[message.id], [], True)  # an empty closing message
+            return
         if len(given) != 1:
             raise PluginError(f"speak.tokens data must hold exactly one of 'tokens' (list of Orpheus custom-token "
                               f"numbers), 'text' ('<custom_token_N>...') or 'prompt'; got keys {sorted(data)}")
