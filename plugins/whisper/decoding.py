@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 
 MAX_INITIAL_TIMESTAMP_S = 1.0
 SECONDS_PER_TIMESTAMP = 0.02
+# Token budget of a window: a babbling hypothesis (sampling at temperature 1 on a 1.6 s clip) otherwise runs to
+# 224 tokens; 6.3 s of the 7.8 s "TXA given" took. Espeak and fast speech measured at most ~6 tokens per second.
+MIN_TOKENS_PER_WINDOW = 32
+MAX_TOKENS_PER_S = 15
 
 
 class LogitsProcessor(Protocol):
@@ -47,6 +51,9 @@ class DecodeOptions:
     # Beyond openai: this sure of "no speech", the window is silent however confident the text (tiny.en says
     # "you" over digital silence with avg_logprob -0.7 and no_speech_prob 0.95; speech measured 0.02-0.2).
     no_speech_hard_threshold: float = 0.8
+    # Temperature fallback samples from a generator seeded per window from this: the same audio gives the same
+    # record (a medical record must be reproducible), and a window's text never depends on what came before it.
+    seed: int = 0
 
 
 @dataclass
@@ -190,7 +197,7 @@ class _DecoderState:
 
 
 def _sample_loop(state: _DecoderState, logits: torch.Tensor, filters: LogitFilters, temperature: float,
-                 eot: int, max_len: int) -> tuple[list[list[int]], list[float]]:
+                 eot: int, max_len: int, generator: torch.Generator) -> tuple[list[list[int]], list[float]]:
     """Greedy (temperature 0) or sampling for every hypothesis until eot, a loop, or max_len tokens."""
     import torch
 
@@ -203,7 +210,8 @@ def _sample_loop(state: _DecoderState, logits: torch.Tensor, filters: LogitFilte
         if temperature == 0:
             chosen = logits.argmax(dim=-1)
         else:
-            chosen = torch.distributions.Categorical(logits=logits / temperature).sample()
+            probs = torch.softmax(logits / temperature, dim=-1)
+            chosen = torch.multinomial(probs, 1, generator=generator)[:, 0]
         picks = chosen.tolist()
         for k in range(n):
             if done[k]:
@@ -256,6 +264,17 @@ def _beam_loop(state: _DecoderState, logits: torch.Tensor, filters: LogitFilters
     return [list(seq) for seq in finished], list(finished.values())
 
 
+def token_budget(max_timestamp_index: int) -> int:
+    """Most tokens a window of this much audio can plausibly hold (timestamps included)."""
+    seconds = max_timestamp_index * SECONDS_PER_TIMESTAMP
+    return MIN_TOKENS_PER_WINDOW + int(MAX_TOKENS_PER_S * seconds)
+
+
+def window_seed(seed: int, temperature: float) -> int:
+    """One fixed seed per (options.seed, temperature): each fallback attempt draws its own, reproducible samples."""
+    return seed * 1000 + round(temperature * 100)
+
+
 def decode_window(decoder: TextDecoder, cross_kv: list[KV], tokenizer: Tokenizer, options: DecodeOptions,
                   temperature: float, prompt_tokens: list[int], suppress: tuple[int, ...],
                   max_timestamp_index: int) -> WindowResult:
@@ -265,7 +284,7 @@ def decode_window(decoder: TextDecoder, cross_kv: list[KV], tokenizer: Tokenizer
     n_text_ctx = decoder.positional_embedding.shape[0]
     start = initial_tokens(tokenizer, options, prompt_tokens, n_text_ctx)
     sample_begin = len(start)
-    max_len = min(n_text_ctx // 2, n_text_ctx - sample_begin)
+    max_len = min(n_text_ctx // 2, n_text_ctx - sample_begin, token_budget(max_timestamp_index))
     filters = LogitFilters(tokenizer, options, suppress, sample_begin, max_timestamp_index,
                            decoder.token_embedding.weight.device)
     with torch.inference_mode():
@@ -280,7 +299,9 @@ def decode_window(decoder: TextDecoder, cross_kv: list[KV], tokenizer: Tokenizer
         if temperature == 0 and n_hyp > 1:
             sequences, sum_logprobs = _beam_loop(state, logits, filters, n_hyp, tokenizer.eot, max_len)
         else:
-            sequences, sum_logprobs = _sample_loop(state, logits, filters, temperature, tokenizer.eot, max_len)
+            generator = torch.Generator(device=device).manual_seed(window_seed(options.seed, temperature))
+            sequences, sum_logprobs = _sample_loop(state, logits, filters, temperature, tokenizer.eot, max_len,
+                                                   generator)
     return _best(sequences, sum_logprobs, sample_begin, tokenizer, no_speech_prob, temperature)
 
 

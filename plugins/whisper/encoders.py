@@ -169,7 +169,7 @@ class TorchDecoderEngine:
         import torch
 
         features = self.encoder.encode(mel)
-        weight = self.decoder.token_embedding.weight
+        weight = self.decoder.positional_embedding  # its dtype is the compute dtype (the embedding may be fp16)
         with torch.inference_mode():
             return self.decoder.cross_kv(features.to(weight.device, weight.dtype))
 

@@ -124,6 +124,7 @@ class TextDecoder(nn.Module):
         self.blocks = nn.ModuleList(ResidualAttentionBlock(dims.n_text_state, dims.n_text_head, cross_attention=True)
                                     for _ in range(dims.n_text_layer))
         self.ln = nn.LayerNorm(dims.n_text_state)
+        self.projection: nn.Module | None = None  # set by quantize_decoder; None = the tied fp32 embedding
 
     def cross_kv(self, audio_features: Tensor) -> list[KV]:
         """Cross-attention keys/values: computed once per audio, reused for every token."""
@@ -132,7 +133,8 @@ class TextDecoder(nn.Module):
     def forward(self, tokens: Tensor, cross_kv: list[KV], cache: list[KV] | None) -> tuple[Tensor, list[KV]]:
         """Hidden states of the new tokens [batch, new, state] and the grown cache."""
         offset = 0 if cache is None else cache[0][0].shape[2]
-        x = self.token_embedding(tokens) + self.positional_embedding[offset: offset + tokens.shape[1]]
+        embedded = self.token_embedding(tokens).to(self.positional_embedding.dtype)
+        x = embedded + self.positional_embedding[offset: offset + tokens.shape[1]]
         new_cache = []
         for i, block in enumerate(self.blocks):
             x, layer_cache = block.decode_step(x, cross_kv[i], None if cache is None else cache[i])
@@ -140,8 +142,10 @@ class TextDecoder(nn.Module):
         return self.ln(x), new_cache
 
     def logits(self, hidden: Tensor) -> Tensor:
-        """Output projection, tied to the token embedding (as in every Whisper)."""
-        return (hidden @ self.token_embedding.weight.to(hidden.dtype).T).float()
+        """Output projection, tied to the token embedding (as in every Whisper), or its int8 copy."""
+        if self.projection is not None:
+            return self.projection(hidden).float()
+        return F.linear(hidden, self.token_embedding.weight.to(hidden.dtype)).float()
 
 
 class Whisper(nn.Module):
