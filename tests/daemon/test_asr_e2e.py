@@ -1,0 +1,46 @@
+"""Speech recognition as a client sees it: files through the CLI, live audio through a stream."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import soundfile
+
+from tcccd.protocol import AudioFormat
+
+from .conftest import REPO
+
+SAMPLE = REPO / "samples" / "medevac.wav"
+
+
+def test_transcribe_file_and_live_stream_through_the_daemon(start_daemon, tmp_path):
+    asr = {"name": "asr", "plugin": "whisper", "params": {"backend": "torch", "beam_size": 1}}
+    daemon = start_daemon([asr], {"transcribe": ["asr"], "stream": ["asr"]})
+    daemon.wait_for(lambda r: r["state"] == "healthy", timeout_s=180)
+
+    result = daemon.cli("transcribe", "--json", str(SAMPLE))
+    assert result.returncode == 0, result.stderr
+    reply = json.loads(result.stdout)
+    assert "medevac" in reply["text"].lower() and reply["segments"]
+
+    silence = tmp_path / "silence.wav"
+    soundfile.write(silence, np.zeros(5 * 16000, dtype=np.float32), 16000)
+    assert json.loads(daemon.cli("transcribe", "--json", str(silence)).stdout)["text"] == ""
+
+    audio, rate_hz = soundfile.read(SAMPLE, dtype="int16", always_2d=True)
+    pcm = np.concatenate([audio[:, 0], np.zeros(rate_hz, dtype=np.int16)]).tobytes()  # speech, then a pause
+    chunk = rate_hz // 10 * 2
+    with daemon.client(timeout_s=60) as client:
+        stream = client.stream(AudioFormat("pcm_s16le", rate_hz, 1))
+        replies = []
+        for i in range(0, len(pcm), chunk):
+            replies += stream.send(pcm[i:i + chunk])
+            time.sleep(0.05)  # live audio, at twice real time: partials are due every 500 ms of wall time
+        replies += stream.finish()
+    partials = [m for m in replies if m.data.get("partial")]
+    utterances = [m for m in replies if m.data.get("partial") is False and not m.final]
+    assert partials, "no partial transcript while the utterance went on"
+    assert len(utterances) == 1 and "medevac" in utterances[0].data["text"].lower()
+    assert replies[-1].final and "medevac" in replies[-1].data["text"].lower()
