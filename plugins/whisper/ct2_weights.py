@@ -52,8 +52,8 @@ def _read_array(f: BinaryIO, name: str) -> np.ndarray:
     shape = tuple(_read_u(f, "<I") for _ in range(rank))
     dtype_id = _read_u(f, "<B")
     n_bytes = _read_u(f, "<I")
-    raw = f.read(n_bytes)
-    if len(raw) != n_bytes:
+    raw = bytearray(n_bytes)  # writable, so torch can wrap the array without a copy or a warning
+    if f.readinto(raw) != n_bytes:
         raise WeightsFormatError(f"model.bin ends early inside variable {name!r}")
     if dtype_id == _BFLOAT16_ID:
         widened = np.frombuffer(raw, dtype=np.uint16).astype(np.uint32) << 16
@@ -150,7 +150,11 @@ def _block(v: dict[str, np.ndarray], src: str, dst: str, cross: bool) -> dict[st
 
 
 def openai_state_dict(variables: dict[str, np.ndarray]) -> tuple[dict[str, int], dict[str, np.ndarray]]:
-    """Dims and float32 weights under openai-whisper's module names."""
+    """Dims and weights under openai-whisper's module names, in the stored dtype (float16 for the embedded model).
+
+    No float32 copy here: the loader widens tensor by tensor into the module, so the whole model never sits in
+    memory twice over in float32.
+    """
     dims = whisper_dims(variables)
     v = variables
     state = {
@@ -165,7 +169,7 @@ def openai_state_dict(variables: dict[str, np.ndarray]) -> tuple[dict[str, int],
         state |= _block(v, f"encoder/layer_{i}", f"encoder.blocks.{i}", cross=False)
     for i in range(dims["n_text_layer"]):
         state |= _block(v, f"decoder/layer_{i}", f"decoder.blocks.{i}", cross=True)
-    return dims, {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in state.items()}
+    return dims, state
 
 
 def load_ct2_dir(model_dir: Path) -> tuple[dict[str, int], dict[str, np.ndarray]]:

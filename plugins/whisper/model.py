@@ -160,19 +160,36 @@ class Whisper(nn.Module):
         return self.dims.n_vocab >= 51865
 
     def load_weights(self, state: dict[str, Tensor | np.ndarray]) -> None:
-        """Load openai-layout weights (any float dtype); extra openai buffers are ignored."""
-        tensors = {k: torch.as_tensor(np.asarray(v)) if isinstance(v, np.ndarray) else v for k, v in state.items()}
-        tensors = {k: v.float() for k, v in tensors.items() if k != "alignment_heads"}
-        missing, unexpected = self.load_state_dict(tensors, strict=False)
-        missing = [k for k in missing if k != "encoder.positional_embedding"]
+        """Load openai-layout weights (any float dtype), widening one tensor at a time; extra buffers are ignored."""
+        targets = self.state_dict(keep_vars=True)
+        wanted = set(targets) - {"encoder.positional_embedding"}
+        missing = sorted(wanted - set(state))
+        unexpected = sorted(set(state) - set(targets) - {"alignment_heads"})
         if missing or unexpected:
             raise ValueError(f"checkpoint does not fit the Whisper layout: missing {missing[:5]}, "
                              f"unexpected {unexpected[:5]}")
+        with torch.no_grad():
+            for name, target in targets.items():
+                value = state.get(name)
+                if value is None:
+                    continue
+                source = torch.as_tensor(value) if isinstance(value, np.ndarray) else value
+                if tuple(source.shape) != tuple(target.shape):
+                    raise ValueError(f"checkpoint variable {name} has shape {tuple(source.shape)}; "
+                                     f"the model needs {tuple(target.shape)}")
+                target.copy_(source)
 
 
 def build_model(dims: dict[str, int], state: dict[str, Tensor | np.ndarray], device: str = "cpu") -> Whisper:
-    """An eval-mode Whisper with the given weights: float32 on CPU, float16 on CUDA."""
-    model = Whisper(ModelDimensions(**dims))
+    """An eval-mode Whisper with the given weights: float32 on CPU, float16 on CUDA.
+
+    Built on the meta device and then given uninitialised storage: random initialisation of 39 M parameters
+    would cost time and memory only to be overwritten.
+    """
+    with torch.device("meta"):
+        model = Whisper(ModelDimensions(**dims))
+    model.to_empty(device="cpu")
+    model.encoder.positional_embedding.copy_(sinusoids(dims["n_audio_ctx"], dims["n_audio_state"]))
     model.load_weights(state)
     model.eval().requires_grad_(False)
     if device == "cuda":
