@@ -49,7 +49,7 @@ class Broker:
 
     def reply(self, client: bytes, message: Message) -> None:
         try:
-            self.clients.send_multipart([client, *message.to_frames()], copy=False)
+            self.clients.send_multipart([client, *message.to_frames()])
         except zmq.ZMQError as exc:
             self.log.warning("reply not delivered", request_id=message.id, error=str(exc))
 
@@ -132,7 +132,7 @@ class Broker:
         left_s = max(0.001, request.deadline_at - time.monotonic())
         frames = replace(message, stage=stage.config.name, deadline_s=round(left_s, 3)).to_frames()
         try:
-            self.supervisor.data.send_multipart([handle.identity, *frames], copy=False)
+            self.supervisor.data.send_multipart([handle.identity, *frames])
         except zmq.ZMQError:
             self.finish(message.id, message.error("unavailable", f"stage {stage.config.name!r} is not connected"))
             return

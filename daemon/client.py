@@ -94,7 +94,7 @@ class Client:
 
     def send(self, message: Message) -> None:
         self._mailbox.setdefault(message.id, collections.deque())
-        self.sock.send_multipart(message.to_frames(), copy=False)
+        self.sock.send_multipart(message.to_frames())
 
     def _receive(self, timeout_s: float) -> bool:
         """Move one reply into its request's mailbox; False on silence."""

@@ -64,7 +64,7 @@ class Daemon:
         self.broker.worker_lost(handle, reason)
 
     def publish(self, topic: str, message: Message) -> None:
-        self.events.send_multipart([topic.encode(), *message.to_frames()], copy=False)
+        self.events.send_multipart([topic.encode(), *message.to_frames()])
 
     def bind(self) -> None:
         d = self.config.daemon

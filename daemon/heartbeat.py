@@ -59,6 +59,8 @@ class HeartbeatThread(threading.Thread):
                 if sock.poll(200):
                     ping = Message.from_frames(sock.recv_multipart())
                     sock.send_multipart(self.pong(ping).to_frames())
+        except zmq.ContextTerminated:
+            return  # the worker is exiting
         finally:
             sock.close(0)
 
@@ -69,3 +71,5 @@ class HeartbeatThread(threading.Thread):
 
     def stop(self) -> None:
         self.stopped.set()
+        if self.is_alive() and self is not threading.current_thread():
+            self.join(timeout=1.0)

@@ -31,6 +31,7 @@ from tcccd.protocol import Message, ProtocolError
 from tcccd.stage import Stage
 
 PR_SET_PDEATHSIG = 1
+SNAPSHOT_MAX_AGE_S = 0.25
 
 
 def _die_with_parent() -> None:
@@ -51,6 +52,7 @@ class Worker:
         self.log = structlog.get_logger()
         self.busy: Busy | None = None
         self.snapshot: dict[str, Any] = {"pid": os.getpid()}
+        self.snapshot_at = 0.0
         self.heartbeat = HeartbeatThread(self.ctx, spec["heartbeat_endpoint"], self.identity,
                                          lambda: self.snapshot, lambda: self.busy)
 
@@ -76,8 +78,16 @@ class Worker:
         self.refresh_snapshot()
         self.send_control("ready", **self.snapshot)
 
-    def refresh_snapshot(self) -> None:
-        """Health as the heartbeat thread reports it; computed here, on the thread that owns the stages."""
+    def refresh_snapshot(self, max_age_s: float = 0.0) -> None:
+        """Health as the heartbeat thread reports it; computed here, on the thread that owns the stages.
+
+        After a message it is refreshed at most every SNAPSHOT_MAX_AGE_S: it costs a /proc read and a sort,
+        which back-to-back requests should not wait for.
+        """
+        now = time.monotonic()
+        if now - self.snapshot_at < max_age_s:
+            return
+        self.snapshot_at = now
         mem = psutil.Process().memory_info()
         self.snapshot = {"pid": os.getpid(), "rss_bytes": mem.rss, "peak_rss_bytes": _peak_rss_bytes(),
                          "stages": {name: stage.health() for name, stage in self.stages.items()}}
@@ -91,7 +101,7 @@ class Worker:
             if self.control in events:
                 self.drain_control()
             elif self.data in events:
-                self.handle_data(self.data.recv_multipart(copy=False))
+                self.handle_data(self.data.recv_multipart())
             else:
                 self.refresh_snapshot()
 
@@ -119,9 +129,9 @@ class Worker:
                     errors[name] = error
         self.send_control("profile_applied", profile=data["profile"], errors=errors)
 
-    def handle_data(self, frames: list[Any]) -> None:
+    def handle_data(self, frames: list[bytes]) -> None:
         try:
-            message = Message.from_frames([f.bytes for f in frames])
+            message = Message.from_frames(frames)
         except ProtocolError as exc:
             self.log.error("bad message from daemon", error=str(exc))
             return
@@ -137,14 +147,14 @@ class Worker:
                 self.send_outputs(stage, message)
             finally:
                 self.busy = None
-                self.refresh_snapshot()
+                self.refresh_snapshot(SNAPSHOT_MAX_AGE_S)
         self.data.send_multipart(Message("ack", id=message.id, stage=message.stage).to_frames())
 
     def send_outputs(self, stage: Stage, message: Message) -> None:
         final_sent = False
         try:
             for out in stage.handle(message):
-                self.data.send_multipart(out.to_frames(), copy=False)
+                self.data.send_multipart(out.to_frames())
                 final_sent = final_sent or out.final
                 self.drain_control()
         except (TypeError, ValueError) as exc:  # an output that cannot be encoded: a plugin bug, not a crash
