@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 MAX_INITIAL_TIMESTAMP_S = 1.0
 SECONDS_PER_TIMESTAMP = 0.02
 # Token budget of a window: a babbling hypothesis (sampling at temperature 1 on a 1.6 s clip) otherwise runs to
-# 224 tokens; 6.3 s of the 7.8 s "TXA given" took. Espeak and fast speech measured at most ~6 tokens per second.
+# 224 tokens; 6.3 s of the 7.8 s "TXA given" took. Held-out clips measured 2-4 tokens per second (beam 5).
 MIN_TOKENS_PER_WINDOW = 32
 MAX_TOKENS_PER_S = 15
 

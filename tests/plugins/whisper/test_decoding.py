@@ -66,3 +66,15 @@ def test_loop_and_compression_signals():
     assert not repeats_at_tail(list(range(40)))
     assert compression_ratio("the bleeding has stopped " * 10) > 2.4
     assert compression_ratio("The patient is breathing and the bleeding has stopped.") < 2.4
+
+
+def test_int8_projection_keeps_the_transcript_and_its_confidence(transcriber, sentence_audio, tmp_path):
+    """The int8 output projection is a speed/memory trade: it must not change what a clear sentence says."""
+    from tcccd.plugins.whisper.transcriber import Transcriber
+
+    fp32 = Transcriber.load(None, backend="torch", cache_dir=tmp_path, threads=2, decoder_int8=False)
+    assert fp32.engine.decoder.projection is None and transcriber.engine.decoder.projection is not None
+    options = DecodeOptions(beam_size=5, temperatures=(0.0,))
+    ours, reference = transcriber.transcribe(sentence_audio, options), fp32.transcribe(sentence_audio, options)
+    assert ours.text == reference.text
+    assert abs(ours.segments[0].avg_logprob - reference.segments[0].avg_logprob) < 0.05
