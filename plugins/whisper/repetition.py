@@ -1,0 +1,37 @@
+"""Catching a decoder loop in short text, where openai's compression-ratio test is blind.
+
+On a 3 s utterance tiny.en can write "at 0.515, 2015, 2015, 2015, ..." or say
+the whole sentence twice, confidently (avg_logprob -0.8), in too few characters
+for zlib to notice. People do repeat themselves ("check, check, check"), so a
+loop here is only a reason to decode again at a higher temperature, as openai
+does for a high compression ratio; text that every attempt repeats is kept.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[\w'.]+")
+
+
+def words(text: str) -> list[str]:
+    return [w.strip(".").lower() for w in _WORD.findall(text) if w.strip(".")]
+
+
+def looped(text: str, max_short_repeats: int = 3, long_unit_words: int = 3) -> bool:
+    """True when some unit of words follows itself back to back more than a speaker would.
+
+    A unit of 1-2 words may occur up to `max_short_repeats` times in a row ("check, check, check");
+    a unit of `long_unit_words` or more words may not occur twice in a row.
+    """
+    seq = words(text)
+    for size in range(1, len(seq) // 2 + 1):
+        allowed = max_short_repeats if size < long_unit_words else 1
+        for start in range(len(seq) - size):
+            unit = seq[start:start + size]
+            count = 1
+            while seq[start + count * size: start + (count + 1) * size] == unit:
+                count += 1
+            if count > allowed:
+                return True
+    return False
