@@ -186,6 +186,8 @@ class _DecoderState:
         if sources is not None:
             index = torch.tensor(sources, dtype=torch.long, device=self.device)
             self.cache = [(k.index_select(0, index), v.index_select(0, index)) for k, v in self.cache]
+            if len(sources) != self.cross_kv[0][0].shape[0]:  # rows were dropped: every row sees the same audio
+                self.cross_kv = [(k[: len(sources)], v[: len(sources)]) for k, v in self.cross_kv]
             self.tokens = self.tokens.index_select(0, index)
             self.lists = [list(self.lists[s]) for s in sources]
         new = torch.tensor(next_tokens, dtype=torch.long, device=self.device)[:, None]
@@ -196,36 +198,56 @@ class _DecoderState:
         return self.decoder.logits(hidden[:, -1])
 
 
+def draw(logits: torch.Tensor, temperature: float, generator: torch.Generator) -> torch.Tensor:
+    """One token per row from softmax(logits / temperature), by inverting the cumulative distribution.
+
+    Same distribution as torch.multinomial, which measured here 5.6 ms per call on 5 x 51864 logits (a third
+    of a fallback attempt); a cumulative sum and one uniform draw per row cost a fraction of a millisecond.
+    Tokens at -inf have zero width in the cumulative sum, so they are never drawn.
+    """
+    import torch
+
+    probs = torch.softmax(logits.double() / temperature, dim=-1)
+    cdf = probs.cumsum(dim=-1)
+    u = torch.rand(logits.shape[0], 1, generator=generator, dtype=torch.float64, device=logits.device)
+    chosen = torch.searchsorted(cdf, u * cdf[:, -1:], right=True)[:, 0]
+    return torch.where(chosen < logits.shape[-1], chosen, probs.argmax(dim=-1))  # rounding at the very top
+
+
 def _sample_loop(state: _DecoderState, logits: torch.Tensor, filters: LogitFilters, temperature: float,
                  eot: int, max_len: int, generator: torch.Generator) -> tuple[list[list[int]], list[float]]:
-    """Greedy (temperature 0) or sampling for every hypothesis until eot, a loop, or max_len tokens."""
+    """Greedy (temperature 0) or sampling for every hypothesis until eot, a loop, or max_len tokens.
+
+    A hypothesis that ends leaves the batch, so the rest decode fewer rows: at temperature > 0 one
+    babbling sample otherwise kept all best_of rows running to the token budget.
+    """
     import torch
 
     n = len(state.lists)
     sum_logprobs = [0.0] * n
-    done = [False] * n
+    ended: dict[int, list[int]] = {}
+    rows = list(range(n))  # the hypothesis each row of `state` holds
     for _ in range(max_len):
         filters(state.tokens, logits, state.lists)
         logprobs = torch.log_softmax(logits, dim=-1)
-        if temperature == 0:
-            chosen = logits.argmax(dim=-1)
-        else:
-            probs = torch.softmax(logits / temperature, dim=-1)
-            chosen = torch.multinomial(probs, 1, generator=generator)[:, 0]
+        chosen = logits.argmax(dim=-1) if temperature == 0 else draw(logits, temperature, generator)
         picks = chosen.tolist()
-        for k in range(n):
-            if done[k]:
-                picks[k] = eot
-                continue
-            sum_logprobs[k] += float(logprobs[k, picks[k]])
+        live = []
+        for k, row in enumerate(rows):
+            sum_logprobs[row] += float(logprobs[k, picks[k]])
             sampled = state.lists[k][filters.sample_begin:] + [picks[k]]
             if picks[k] == eot or repeats_at_tail(sampled, text_below=eot):
-                done[k] = True
-        if all(done):
-            state.lists = [seq + [p] for seq, p in zip(state.lists, picks, strict=True)]
+                ended[row] = state.lists[k] + [picks[k]]
+            else:
+                live.append(k)
+        if not live:
             break
-        logits = state.advance(picks)
-    return state.lists, sum_logprobs
+        sources = live if len(live) < len(rows) else None
+        rows = [rows[k] for k in live]
+        logits = state.advance([picks[k] for k in live], sources)
+    for k, row in enumerate(rows):
+        ended.setdefault(row, state.lists[k])
+    return [ended[row] for row in range(n)], sum_logprobs
 
 
 def _beam_loop(state: _DecoderState, logits: torch.Tensor, filters: LogitFilters, beam_size: int,

@@ -78,3 +78,18 @@ def test_int8_projection_keeps_the_transcript_and_its_confidence(transcriber, se
     ours, reference = transcriber.transcribe(sentence_audio, options), fp32.transcribe(sentence_audio, options)
     assert ours.text == reference.text
     assert abs(ours.segments[0].avg_logprob - reference.segments[0].avg_logprob) < 0.05
+
+
+def test_draw_samples_the_tempered_softmax_and_never_a_suppressed_token():
+    from tcccd.plugins.whisper.decoding import draw
+
+    logits = torch.full((4000, 51864), -float("inf"))
+    logits[:, [7, 500, 51863]] = torch.tensor([0.0, 1.0, 2.0])
+    generator = torch.Generator().manual_seed(3)
+    drawn = draw(logits, 1.0, generator)
+    counts = torch.bincount(drawn, minlength=51864)
+    assert counts.sum() == 4000 and counts[[7, 500, 51863]].sum() == 4000  # nothing outside the allowed three
+    expected = torch.softmax(torch.tensor([0.0, 1.0, 2.0]), dim=0) * 4000
+    assert torch.allclose(counts[[7, 500, 51863]].float(), expected, rtol=0.1)
+    cold = torch.bincount(draw(logits, 0.05, generator), minlength=51864)
+    assert cold[51863] > 3990  # a low temperature all but always takes the most likely token
