@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -50,18 +51,21 @@ class TorchEncoder:
         self.encoder = encoder
         self.threads = threads
         self.parameter = next(encoder.parameters())
+        # torch's thread count is process-wide: two encodes interleaving set/restore would leave it at `threads`
+        self.lock = threading.Lock()
 
     def encode(self, mel: torch.Tensor) -> torch.Tensor:
         """Runs on `threads` torch threads, then gives the process back its setting (the decoder's)."""
         import torch
 
-        previous = torch.get_num_threads()
-        torch.set_num_threads(self.threads)
-        try:
-            with torch.inference_mode():
-                return self.encoder(mel.to(self.parameter.device, self.parameter.dtype))
-        finally:
-            torch.set_num_threads(previous)
+        with self.lock:
+            previous = torch.get_num_threads()
+            torch.set_num_threads(self.threads)
+            try:
+                with torch.inference_mode():
+                    return self.encoder(mel.to(self.parameter.device, self.parameter.dtype))
+            finally:
+                torch.set_num_threads(previous)
 
 
 def weights_digest(encoder: AudioEncoder) -> str:

@@ -88,9 +88,11 @@ class WhisperPlugin(Plugin):
         spans = self._detector.speech_spans(audio)
         chunks = pack_spans(spans, self.params.max_utterance_s, self.params.max_gap_s)
         timings["vad_ms"] = elapsed_ms(t1)
+        results = self._transcriber.transcribe_many([audio[c.start:c.end] for c in chunks], self._options(),
+                                                    workers=self.params.threads or cpu_threads())
         segments = []
-        for chunk in chunks:
-            segments += self._recognise(audio[chunk.start:chunk.end], chunk.start_s, timings)
+        for chunk, result in zip(chunks, results, strict=True):
+            segments += self._kept_segments(result, chunk.start_s, timings)
         timings["total_ms"] = elapsed_ms(t0)
         data = {"text": " ".join(s["text"] for s in segments).strip(), "segments": segments,
                 "duration_s": round(len(audio) / RATE_HZ, 3), "timings_ms": _rounded(timings),
@@ -99,7 +101,9 @@ class WhisperPlugin(Plugin):
 
     def _recognise(self, audio: np.ndarray, offset_s: float, timings: dict[str, float]) -> list[dict[str, Any]]:
         """Segments Whisper is confident hold speech, vocabulary-corrected, on the recording's clock."""
-        result = self._transcriber.transcribe(audio, self._options())
+        return self._kept_segments(self._transcriber.transcribe(audio, self._options()), offset_s, timings)
+
+    def _kept_segments(self, result: Any, offset_s: float, timings: dict[str, float]) -> list[dict[str, Any]]:
         for key, ms in result.timings_ms.items():
             timings[key] = timings.get(key, 0.0) + ms
         t0 = time.perf_counter()

@@ -85,3 +85,24 @@ def test_token_budget_bounds_a_short_window():
 
     assert token_budget(83) < 64  # 1.66 s of audio: a babbling sample stops long before 224 tokens
     assert token_budget(1500) >= 224  # a full 30 s window keeps openai's limit
+
+
+@pytest.fixture(scope="module")
+def three_utterances(tmp_path_factory):
+    out = tmp_path_factory.mktemp("utterances")
+    texts = ("Tourniquet applied to the left thigh.", "Heart rate one hundred and twenty.",
+             "Needle decompression done on the right chest, the patient is breathing easier now.")
+    return [espeak_16k(text, out) for text in texts]
+
+
+@pytest.mark.parametrize("temperatures", [(0.0, 0.2, 0.4), (0.0, 0.6)], ids=["beam", "forced-fallback"])
+def test_pieces_side_by_side_give_the_texts_of_one_by_one(transcriber, three_utterances, temperatures):
+    """A recording's VAD chunks decoded on two threads: same segments as one after another, in order."""
+    logprob_threshold = -0.0001 if temperatures == (0.0, 0.6) else -1.0  # forced: every window samples too
+    options = DecodeOptions(beam_size=5, temperatures=temperatures, logprob_threshold=logprob_threshold)
+    one_by_one = [transcriber.transcribe(audio, options) for audio in three_utterances]
+    side_by_side = transcriber.transcribe_many(three_utterances, options, workers=2)
+    assert [r.text for r in side_by_side] == [r.text for r in one_by_one]
+    assert [[s.tokens for s in r.segments] for r in side_by_side] == [[s.tokens for s in r.segments]
+                                                                      for r in one_by_one]
+    assert "heart rate" in side_by_side[1].text.lower() and "chest" in side_by_side[2].text.lower()
