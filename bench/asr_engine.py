@@ -54,7 +54,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
 
     from tcccd.plugins.whisper.convert import embedded_model_dir, read_model_source
-    from tcccd.plugins.whisper.encoders import Ct2Engine, OnnxEncoder, TorchEncoder
+    from tcccd.plugins.whisper.encoders import Ct2Engine, OnnxEncoder, TorchEncoder, onnx_path
     from tcccd.plugins.whisper.mel import log_mel_spectrogram
     from tcccd.plugins.whisper.model import build_model
 
@@ -74,7 +74,7 @@ def main() -> None:
     model = build_model(source.dims, source.state)
     with tempfile.TemporaryDirectory() as cache:
         backends = {"torch": TorchEncoder(model.encoder, args.threads),
-                    "onnxruntime": OnnxEncoder(model.encoder, Path(cache), args.threads),
+                    "onnxruntime": OnnxEncoder(onnx_path(Path(cache), source.state), args.threads, model.encoder),
                     "ctranslate2 int8": Ct2Engine(embedded_model_dir(), "cpu", args.threads)}
         for name, backend in backends.items():
             for window_name, window in windows.items():

@@ -173,7 +173,7 @@ class _DecoderState:
 
         self.decoder = decoder
         n = len(tokens)
-        self.cross_kv = [(k.expand(n, -1, -1, -1), v.expand(n, -1, -1, -1)) for k, v in cross_kv]
+        self.cross_kv = cross_kv  # one row for every hypothesis: the decoder's cross-attention shares it
         self.cache = [(k.expand(n, -1, -1, -1), v.expand(n, -1, -1, -1)) for k, v in cache]
         self.lists = tokens
         self.device = decoder.token_embedding.weight.device
@@ -186,8 +186,6 @@ class _DecoderState:
         if sources is not None:
             index = torch.tensor(sources, dtype=torch.long, device=self.device)
             self.cache = [(k.index_select(0, index), v.index_select(0, index)) for k, v in self.cache]
-            if len(sources) != self.cross_kv[0][0].shape[0]:  # rows were dropped: every row sees the same audio
-                self.cross_kv = [(k[: len(sources)], v[: len(sources)]) for k, v in self.cross_kv]
             self.tokens = self.tokens.index_select(0, index)
             self.lists = [list(self.lists[s]) for s in sources]
         new = torch.tensor(next_tokens, dtype=torch.long, device=self.device)[:, None]

@@ -67,6 +67,18 @@ class MultiHeadAttention(nn.Module):
         out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
         return self.out(out.transpose(1, 2).flatten(2))
 
+    def attend_shared(self, x: Tensor, k: Tensor, v: Tensor) -> Tensor:
+        """n hypotheses over one audio (k/v with one row): their queries become n x more positions of that row.
+
+        Same result as expanding k/v to n rows, which scaled_dot_product_attention then copied on every
+        step; the 45 s file decoded ~10 % faster this way.
+        """
+        q = self._heads(self.query(x))
+        n, heads, length, width = q.shape
+        folded = q.transpose(0, 1).reshape(1, heads, n * length, width)
+        out = F.scaled_dot_product_attention(folded, k, v)
+        return self.out(out.reshape(heads, n, length, width).permute(1, 2, 0, 3).flatten(2))
+
 
 class ResidualAttentionBlock(nn.Module):
     def __init__(self, n_state: int, n_head: int, cross_attention: bool = False) -> None:
@@ -92,7 +104,11 @@ class ResidualAttentionBlock(nn.Module):
         if cache is not None:
             k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)
         x = x + self.attn.attend(h, k, v, causal=True)
-        x = x + self.cross_attn.attend(self.cross_attn_ln(x), *cross_kv, causal=False)
+        h = self.cross_attn_ln(x)
+        if cross_kv[0].shape[0] == 1 < x.shape[0]:
+            x = x + self.cross_attn.attend_shared(h, *cross_kv)
+        else:
+            x = x + self.cross_attn.attend(h, *cross_kv, causal=False)
         return x + self.mlp(self.mlp_ln(x)), (k, v)
 
 
@@ -164,7 +180,8 @@ class Whisper(nn.Module):
         targets = self.state_dict(keep_vars=True)
         wanted = set(targets) - {"encoder.positional_embedding"}
         missing = sorted(wanted - set(state))
-        unexpected = sorted(set(state) - set(targets) - {"alignment_heads"})
+        skipped = {name for name in state if self.encoder is None and name.startswith("encoder.")}
+        unexpected = sorted(set(state) - set(targets) - skipped - {"alignment_heads"})
         if missing or unexpected:
             raise ValueError(f"checkpoint does not fit the Whisper layout: missing {missing[:5]}, "
                              f"unexpected {unexpected[:5]}")
@@ -180,16 +197,24 @@ class Whisper(nn.Module):
                 target.copy_(source)
 
 
-def build_model(dims: dict[str, int], state: dict[str, Tensor | np.ndarray], device: str = "cpu") -> Whisper:
+def build_model(dims: dict[str, int], state: dict[str, Tensor | np.ndarray], device: str = "cpu", *,
+                with_encoder: bool = True, fp16_embedding: bool = False) -> Whisper:
     """An eval-mode Whisper with the given weights: float32 on CPU, float16 on CUDA.
 
     Built on the meta device and then given uninitialised storage: random initialisation of 39 M parameters
-    would cost time and memory only to be overwritten.
+    would cost time and memory only to be overwritten. Only what will run is materialised: without
+    `with_encoder` (an ONNX encoder is cached) the model has no encoder, and `fp16_embedding` keeps the
+    51864 x 384 token embedding in float16 (80 MB in float32; the shipped weights are float16 anyway).
     """
     with torch.device("meta"):
         model = Whisper(ModelDimensions(**dims))
+        if fp16_embedding:
+            model.decoder.token_embedding.to(torch.float16)
+    if not with_encoder:
+        model.encoder = None
     model.to_empty(device="cpu")
-    model.encoder.positional_embedding.copy_(sinusoids(dims["n_audio_ctx"], dims["n_audio_state"]))
+    if with_encoder:
+        model.encoder.positional_embedding.copy_(sinusoids(dims["n_audio_ctx"], dims["n_audio_state"]))
     model.load_weights(state)
     model.eval().requires_grad_(False)
     if device == "cuda":

@@ -21,21 +21,34 @@ if TYPE_CHECKING:
     from tcccd.plugins.whisper.model import TextDecoder
 
 
+ROWS_PER_CHUNK = 4096  # rows widened to float32 at a time: 6 MB for tiny.en's 384 columns
+
+
 def _int8_linear(weight, bias=None):
     """A dynamic-int8 Linear with symmetric per-channel scales, built straight from an fp32 or fp16 weight.
 
     Built directly (not through quantize_dynamic on an fp32 nn.Linear): that path deep-copies a freshly
     initialised float module, which for the 51864 x 384 projection cost 160 MB of peak memory at load.
+    Quantized a block of rows at a time, so an fp16 weight is never widened whole (80 MB for the projection).
     """
     import torch
     from torch.ao.nn.quantized.dynamic import Linear
 
-    weight = weight.detach().float()
-    scales = (torch.maximum(weight.amax(dim=1), -weight.amin(dim=1)) / 127.5).clamp(min=1e-8).double()
-    zero_points = torch.zeros(weight.shape[0], dtype=torch.long)
+    weight = weight.detach()
+    rows = weight.shape[0]
+    scales = torch.empty(rows, dtype=torch.float64)
+    int_values = torch.empty(weight.shape, dtype=torch.int8)
+    zero_points = torch.zeros(rows, dtype=torch.long)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch marks quantized tensors deprecated; the fbgemm kernel is what we want
-        qweight = torch.quantize_per_channel(weight, scales, zero_points, axis=0, dtype=torch.qint8)
+        for start in range(0, rows, ROWS_PER_CHUNK):
+            block = weight[start: start + ROWS_PER_CHUNK].float()
+            block_scales = (torch.maximum(block.amax(dim=1), -block.amin(dim=1)) / 127.5).clamp(min=1e-8).double()
+            quantized = torch.quantize_per_channel(block, block_scales, zero_points[: block.shape[0]], axis=0,
+                                                   dtype=torch.qint8)
+            int_values[start: start + block.shape[0]] = quantized.int_repr()
+            scales[start: start + block.shape[0]] = block_scales
+        qweight = torch._make_per_channel_quantized_tensor(int_values, scales, zero_points, 0)
         linear = Linear(weight.shape[1], weight.shape[0], bias_=bias is not None, dtype=torch.qint8)
         linear.set_weight_bias(qweight, None if bias is None else bias.detach().float())
     return linear
@@ -58,6 +71,7 @@ def quantize_decoder(decoder: TextDecoder, blocks: bool = False) -> TextDecoder:
         for index in (0, 2):
             old = block.mlp[index]
             block.mlp[index] = _int8_linear(old.weight.detach(), old.bias)
-    decoder.token_embedding.weight = torch.nn.Parameter(decoder.token_embedding.weight.detach().half(),
-                                                        requires_grad=False)
+    if decoder.token_embedding.weight.dtype != torch.float16:  # build_model(fp16_embedding=True) did it already
+        decoder.token_embedding.weight = torch.nn.Parameter(decoder.token_embedding.weight.detach().half(),
+                                                            requires_grad=False)
     return decoder

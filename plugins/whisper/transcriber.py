@@ -8,6 +8,7 @@ that hold audio plus a margin, the big saving for 3-6 s commands.
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,6 +114,7 @@ class Transcriber:
             Ct2WindowEngine,
             TorchDecoderEngine,
             make_encoder,
+            onnx_path,
         )
         from tcccd.plugins.whisper.model import build_model
         from tcccd.plugins.whisper.quantize import quantize_decoder
@@ -135,14 +137,20 @@ class Transcriber:
             engine = Ct2WindowEngine(Ct2Engine(source.ct2_dir, device, threads), tokenizer, source.dims["n_text_ctx"])
             whisper = None
         else:
-            whisper = build_model(source.dims, source.state, device)
+            onnx_file = onnx_path(Path(cache_dir), source.state)
+            # A cached ONNX graph holds the encoder: never build its float32 torch copy (~50 MB with the source).
+            with_encoder = backend == "torch" or not onnx_file.is_file()
+            quantize = decoder_int8 and device == "cpu"
+            whisper = build_model(source.dims, source.state, device, with_encoder=with_encoder,
+                                  fp16_embedding=quantize)
             source.state = {}  # the module holds its own copy: do not keep both through the rest of the load
-            if decoder_int8 and device == "cpu":
+            if quantize:
                 quantize_decoder(whisper.decoder)
-            encoder = make_encoder(backend, whisper.encoder, Path(cache_dir), threads)
+            encoder = make_encoder(backend, whisper.encoder, onnx_file, threads)
             if backend == "onnxruntime":
                 whisper.encoder = None  # the ONNX session holds its own copy of the weights
             engine = TorchDecoderEngine(encoder, whisper.decoder, tokenizer)
+            gc.collect()  # the export's graph and the source's buffers are cycles and garbage now
         transcriber = cls(tokenizer, engine, whisper, source.dims["n_text_ctx"], suppress, backend)
         transcriber.n_mels = source.dims["n_mels"]
         return transcriber

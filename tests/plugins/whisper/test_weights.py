@@ -77,3 +77,18 @@ def test_bad_model_paths_give_a_clear_error(tmp_path, bad):
     with pytest.raises(PluginError, match="model|checkpoint") as error:
         Transcriber.load(path, backend="torch", cache_dir=tmp_path, threads=1)
     assert error.value.code == "bad_model"
+
+
+def test_decoder_only_build_holds_the_same_decoder_weights(model_dir):
+    """With an ONNX encoder cached the load builds no torch encoder and keeps the embedding in float16, losslessly."""
+    full = build_model(*_dims_and_state(model_dir))
+    lean = build_model(*_dims_and_state(model_dir), with_encoder=False, fp16_embedding=True)
+    assert lean.encoder is None
+    assert lean.decoder.token_embedding.weight.dtype == torch.float16
+    for name, tensor in full.decoder.state_dict().items():
+        assert torch.equal(lean.decoder.state_dict()[name].float(), tensor), name
+
+
+def _dims_and_state(model_dir):
+    source = convert.read_model_source(model_dir)
+    return source.dims, source.state
