@@ -84,6 +84,17 @@ def _check_options(options: DecodeOptions, backend: str) -> None:
                           "use backend 'onnxruntime' or 'torch'", code="bad_request")
 
 
+def _share_one_malloc_arena() -> None:
+    """glibc gives each new thread its own heap, and each heap keeps its freed blocks: with one shared heap the
+    45 s file's peak fell from 647 to 604 MB at the same speed (the decoder's steps allocate little)."""
+    import contextlib
+    import ctypes
+
+    m_arena_max = -8  # glibc malloc.h
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: its allocator has its own policy
+        ctypes.CDLL("libc.so.6").mallopt(m_arena_max, 1)
+
+
 class Transcriber:
     """One loaded model. `transcribe` keeps no state between calls, so calls may run on several threads
     (transcribe_many does); loading and swapping models is the caller's to serialise."""
@@ -201,6 +212,7 @@ class Transcriber:
             return [self.transcribe(audio, options) for audio in audios]
         from concurrent.futures import ThreadPoolExecutor
 
+        _share_one_malloc_arena()
         longest_first = sorted(range(len(audios)), key=lambda i: -len(audios[i]))  # the long tail starts early
         with ThreadPoolExecutor(max_workers=min(workers, len(audios)), thread_name_prefix="whisper") as pool:
             futures = {i: pool.submit(self.transcribe, audios[i], options) for i in longest_first}
