@@ -153,3 +153,19 @@ def test_vocabulary_is_not_worse_on_held_out_sentences(harness, corpus):
     finally:
         with_params(harness, vocabulary_correction=True)
     assert corpus_wer(results[True]) <= corpus_wer(results[False])
+
+
+def test_a_recordings_chunks_decoded_at_once_read_as_one_by_one(harness, corpus):
+    """Three utterances with long pauses (three VAD chunks): two decoding threads give the one-thread transcript."""
+    pause = np.zeros(2 * 16000, np.float32)
+    phrases = ("tourniquet applied to the left leg", "heart rate one twenty", "patient is breathing")
+    audio = np.concatenate([part for phrase in phrases for part in (corpus.speak(phrase, rate_hz=16000), pause)])
+    try:
+        with_params(harness, decode_workers=1)
+        one = transcribe(harness, wav_bytes(audio, 16000)).data
+        with_params(harness, decode_workers=2)
+        two = transcribe(harness, wav_bytes(audio, 16000)).data
+    finally:
+        with_params(harness, decode_workers=None)
+    assert len(one["segments"]) >= 3 and "heart rate 120" in normalize(one["text"])
+    assert two["text"] == one["text"] and two["segments"] == one["segments"]
