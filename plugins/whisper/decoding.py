@@ -14,6 +14,8 @@ import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from tcccd.plugins.whisper.repetition import looped
+
 if TYPE_CHECKING:
     import torch
 
@@ -71,6 +73,11 @@ def compression_ratio(text: str) -> float:
     """openai's looping signal: repeated text compresses well."""
     raw = text.encode("utf-8")
     return len(raw) / len(zlib.compress(raw)) if raw else 0.0
+
+
+def is_repetitive(tokens: list[int], text: str, eot: int) -> bool:
+    """A decoding loop: the token tail repeats, or words follow themselves back to back (short text)."""
+    return repeats_at_tail(tokens, text_below=eot) or looped(text)
 
 
 def repeats_at_tail(tokens: list[int], min_repeats: int = 3, min_span: int = 12, text_below: int = 50257) -> bool:
@@ -339,4 +346,4 @@ def _best(sequences: list[list[int]], sum_logprobs: list[float], sample_begin: i
     return WindowResult(tokens=tokens, text=text, avg_logprob=sum_lp / (len(tokens) + 1),
                         no_speech_prob=no_speech_prob, temperature=temperature,
                         compression_ratio=compression_ratio(text),
-                        repetitive=repeats_at_tail(tokens, text_below=tokenizer.eot))
+                        repetitive=is_repetitive(tokens, text, tokenizer.eot))

@@ -21,7 +21,7 @@ from tcccd.plugins.whisper.decoding import (
     compression_ratio,
     decode_window,
     initial_tokens,
-    repeats_at_tail,
+    is_repetitive,
 )
 from tcccd.plugins.whisper.tokenizer import Tokenizer
 
@@ -225,7 +225,7 @@ class Ct2WindowEngine:
         return WindowResult(tokens=tokens, text=text, avg_logprob=sum_lp / (len(tokens) + 1),
                             no_speech_prob=no_speech, temperature=temperature,
                             compression_ratio=compression_ratio(text),
-                            repetitive=repeats_at_tail(tokens, text_below=self.tokenizer.eot))
+                            repetitive=is_repetitive(tokens, text, self.tokenizer.eot))
 
 
 def make_encoder(backend: str, encoder: AudioEncoder | None, onnx_file: Path, threads: int) -> EncoderBackend:
