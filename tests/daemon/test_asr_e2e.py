@@ -16,7 +16,7 @@ SAMPLE = REPO / "samples" / "medevac.wav"
 
 
 def test_transcribe_file_and_live_stream_through_the_daemon(start_daemon, tmp_path):
-    asr = {"name": "asr", "plugin": "whisper", "params": {"backend": "torch", "beam_size": 1}}
+    asr = {"name": "asr", "plugin": "whisper", "max_queue": 512, "params": {"backend": "torch", "beam_size": 1}}
     daemon = start_daemon([asr], {"transcribe": ["asr"], "stream": ["asr"]})
     daemon.wait_for(lambda r: r["state"] == "healthy", timeout_s=180)
 
@@ -44,3 +44,4 @@ def test_transcribe_file_and_live_stream_through_the_daemon(start_daemon, tmp_pa
     assert partials, "no partial transcript while the utterance went on"
     assert len(utterances) == 1 and "medevac" in utterances[0].data["text"].lower()
     assert replies[-1].final and "medevac" in replies[-1].data["text"].lower()
+    assert not [m for m in replies if m.type == "error"], "live audio was dropped"
