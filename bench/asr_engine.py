@@ -8,32 +8,15 @@ Prints medians and p99 in ms and the ratio of each row to its reference row (mea
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import torch
+from harness import percentiles, timed_ms
 
 CLIP_S = 4.0
 MARGIN_FRAMES = 100
-
-
-def timed_ms(fn: Callable[[], object], repeats: int) -> list[float]:
-    fn()
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - start) * 1000)
-    return samples
-
-
-def summary(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
 
 
 def full_mel(audio: np.ndarray) -> torch.Tensor:
@@ -86,11 +69,11 @@ def main() -> None:
 
 def print_table(rows: list[tuple[str, list[float], str]], args: argparse.Namespace) -> None:
     reference = {"mel": "mel-ref", "mel-ref": "mel-ref", "enc": "enc-ref", "enc-ref": "enc-ref"}
-    medians = {kind: summary(samples)[0] for _, samples, kind in rows if kind.endswith("-ref")}
+    medians = {kind: percentiles(samples)[0] for _, samples, kind in rows if kind.endswith("-ref")}
     print(f"# Whisper tiny.en engine, {CLIP_S:.0f} s clip, {args.threads} threads, {args.repeats} repeats")
     print(f"{'what':48s} {'median ms':>10s} {'p99 ms':>9s} {'x reference':>12s}")
     for name, samples, kind in rows:
-        median, p99 = summary(samples)
+        median, p99 = percentiles(samples)
         print(f"{name:48s} {median:10.2f} {p99:9.2f} {median / medians[reference[kind]]:12.3f}")
     print("reference rows: 'mel full 30 s pad (openai way)' and 'encoder torch, full 30 s'")
 

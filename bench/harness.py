@@ -11,7 +11,8 @@ import socket
 import statistics
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,18 @@ def percentiles(values: list[float]) -> tuple[float, float]:
     """Median and p99."""
     ordered = sorted(values)
     return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+
+
+def timed_ms(fn: Callable[[], object], repeats: int, warmup: int = 1) -> list[float]:
+    """Milliseconds per call of `fn`, after `warmup` untimed calls."""
+    for _ in range(warmup):
+        fn()
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
 
 
 def free_port() -> int:

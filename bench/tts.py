@@ -20,11 +20,10 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from harness import percentiles, running_daemon
+from harness import percentiles, running_daemon, timed_ms
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -43,15 +42,6 @@ TEXTS = ["Tourniquet applied. Heart rate one twenty.",
 def random_tokens(frames: int, seed: int, low: int = 0) -> list[int]:
     codes = np.random.default_rng(seed).integers(low, 4096, frames * 7)
     return (codes + 10 + (np.arange(frames * 7) % 7) * 4096).tolist()
-
-
-def time_call(fn: Callable[[], object], repeats: int) -> list[float]:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return times
 
 
 def bench_population() -> None:
@@ -80,7 +70,7 @@ def bench_population() -> None:
         outputs = [f(tokens) for f in (tokens_to_codebooks_loop, plain_loop, vectorised)]
         same = all(torch.equal(a.long(), b.long()) for out in outputs[1:] for a, b in zip(outputs[0], out, strict=True))
         repeats = max(30, 3000 // frames)
-        cat, lst, vec = (percentiles(time_call(lambda f=f, t=tokens: f(t), repeats))
+        cat, lst, vec = (percentiles(timed_ms(lambda f=f, t=tokens: f(t), repeats, warmup=0))
                          for f in (tokens_to_codebooks_loop, plain_loop, vectorised))
         print(f"{frames:>6} {cat[0]:>12.4f} ms {cat[1]:>8.4f} {lst[0]:>10.4f} ms {lst[1]:>8.4f} {vec[0]:>6.4f} ms "
               f"{vec[1]:>8.4f} {cat[0] / vec[0]:>7.1f} {lst[0] / vec[0]:>7.1f} {same}")
