@@ -72,6 +72,11 @@ class WorkerHandle:
     def policy(self) -> Any:
         return self.stages[0].config.restart
 
+    def prune_restarts(self, now: float) -> None:
+        """Forget restarts older than the policy's window: they no longer count against the budget."""
+        while self.restart_times and now - self.restart_times[0] > self.policy.window_s:
+            self.restart_times.popleft()
+
 
 class Supervisor:
     def __init__(self, config: Config, params: dict[str, dict[str, Any]], profile: str,
@@ -96,6 +101,7 @@ class Supervisor:
             groups.setdefault(stage.worker_name, []).append(runtime)
         for name, stages in groups.items():
             self.workers[name] = WorkerHandle(name, stages)
+        self._worker_by_stage = {s.config.name: w for w in self.workers.values() for s in w.stages}
         self.stopping = False
         self._last_ping_at = 0.0
 
@@ -116,7 +122,7 @@ class Supervisor:
             sock.bind(endpoint)
 
     def worker_of(self, stage: str) -> WorkerHandle:
-        return next(w for w in self.workers.values() if any(s.config.name == stage for s in w.stages))
+        return self._worker_by_stage[stage]
 
     def handle_by_identity(self, identity: bytes) -> WorkerHandle | None:
         name, _, gen = identity.decode(errors="replace").rpartition(":")
@@ -157,8 +163,8 @@ class Supervisor:
             (sock or self.control).send_multipart([handle.identity, *message.to_frames()], zmq.NOBLOCK)
 
     def tick(self, now: float) -> None:
-        self.prune_restart_window(now)
         for handle in self.workers.values():
+            handle.prune_restarts(now)
             if handle.proc is not None and handle.proc.poll() is not None:
                 self._on_exit(handle, handle.proc.returncode, now)
             elif handle.proc is None and handle.state == "restarting" and now >= handle.next_start_at:
@@ -200,8 +206,7 @@ class Supervisor:
         self.on_worker_lost(handle, reason)
         policy = handle.policy
         handle.restart_times.append(now)
-        while handle.restart_times and now - handle.restart_times[0] > policy.window_s:
-            handle.restart_times.popleft()
+        handle.prune_restarts(now)
         if len(handle.restart_times) > policy.max_restarts:
             handle.state = "failed"
             self.log.error("worker failed for good: restart budget spent", worker=handle.name,
@@ -241,21 +246,12 @@ class Supervisor:
             if name in self.stages:
                 self.stages[name].health = health
 
-    def prune_restart_window(self, now: float) -> None:
-        for handle in self.workers.values():
-            window_s = handle.policy.window_s
-            while handle.restart_times and now - handle.restart_times[0] > window_s:
-                handle.restart_times.popleft()
-
     def heartbeats_healthy(self, now: float, grace_s: float) -> bool:
         """True while every live worker's heartbeat answers: what WATCHDOG=1 vouches for.
 
         A frozen worker stops it; a worker busy with a long job does not (its heartbeat thread answers).
         """
         return all(now - h.last_pong_at <= grace_s for h in self.workers.values() if h.alive)
-
-    def all_ready(self) -> bool:
-        return all(h.state in ("ready", "degraded") for h in self.workers.values())
 
     def settled(self) -> bool:
         """Every worker either ready or failed for good: start-up is over."""
