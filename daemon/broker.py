@@ -102,19 +102,27 @@ class Broker:
             return "shutting_down", "tcccd is stopping and takes no new requests"
         if route is None:
             return "no_route", _no_route_text(message.type, self.config)
-        runtime = self.supervisor.stages.get(route[0])
-        if runtime is None:
-            return "stage_disabled", f"stage {route[0]!r} is disabled; set enabled: true for it in the config"
-        handle = self.supervisor.worker_of(route[0])
-        if handle.state == "failed":
-            return "stage_failed", (f"stage {route[0]!r} (plugin {runtime.config.plugin}) has failed: "
-                                    f"{handle.last_error}; fix the cause, then reload tcccd")
-        if handle.state not in ("ready", "degraded"):
-            return "unavailable", f"stage {route[0]!r} is {handle.state}; retry in a few seconds"
+        for name in route:  # every stage of the chain must be able to take it, not only the first
+            problem = self._stage_refusal(name)
+            if problem:
+                return problem
+        runtime = self.supervisor.stages[route[0]]
         if runtime.pending >= runtime.config.max_queue:
             runtime.busy_rejections += 1
             return "busy", (f"stage {route[0]!r} has {runtime.pending} messages queued "
                             f"(max_queue={runtime.config.max_queue}); retry later")
+        return None
+
+    def _stage_refusal(self, name: str) -> tuple[str, str] | None:
+        runtime = self.supervisor.stages.get(name)
+        if runtime is None:
+            return "stage_disabled", f"stage {name!r} is disabled; set enabled: true for it in the config"
+        handle = self.supervisor.worker_of(name)
+        if handle.state == "failed":
+            return "stage_failed", (f"stage {name!r} (plugin {runtime.config.plugin}) has failed: "
+                                    f"{handle.last_error}; fix the cause, then reload tcccd")
+        if handle.state not in ("ready", "degraded"):
+            return "unavailable", f"stage {name!r} is {handle.state}; retry in a few seconds"
         return None
 
     def _drop_chunk(self, request: Request, stage: StageRuntime, message: Message) -> None:

@@ -236,3 +236,14 @@ def test_subscribers_receive_transcripts(start_daemon):
         topic, event = events.next(5)
     assert reply.data["text"] == "32000 bytes heard"
     assert topic == "transcript" and event.id == reply.id and event.data == reply.data
+
+
+def test_route_through_a_disabled_stage_is_refused_and_daemon_stays_up(start_daemon):
+    pipeline = [*ECHO, {"name": "off", "plugin": SLOW, "enabled": False}]
+    daemon = start_daemon(pipeline, {"echo": ["echo", "off"], "ping2": ["echo"]})
+    daemon.wait_healthy()
+    with daemon.client() as client:
+        with pytest.raises(RequestFailed) as failure:
+            client.call("echo", payload=b"x")
+        assert failure.value.code == "stage_disabled" and "'off'" in str(failure.value)
+        assert client.call("ping2", payload=b"y").payload == b"y"
