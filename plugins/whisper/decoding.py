@@ -53,6 +53,9 @@ class DecodeOptions:
     # Beyond openai: this sure of "no speech", the window is silent however confident the text (tiny.en says
     # "you" over digital silence with avg_logprob -0.7 and no_speech_prob 0.95; speech measured 0.02-0.2).
     no_speech_hard_threshold: float = 0.8
+    # Beyond openai: a window whose best attempt, after every fallback, still averages below this log-probability
+    # is babble (measured: -3.24 on a 0.7 s tail after all six temperatures) and is dropped, not transcribed.
+    min_avg_logprob: float = -2.0
     # Temperature fallback samples from a generator seeded per window from this: the same audio gives the same
     # record (a medical record must be reproducible), and a window's text never depends on what came before it.
     seed: int = 0

@@ -113,7 +113,7 @@ class WhisperPlugin(Plugin):
         kept = []
         for seg in result.segments:
             text = seg.text.strip()
-            if not text or self._is_no_speech(seg):
+            if not text:
                 continue
             if self._corrector is not None:
                 text = self._corrector.correct(text)
@@ -122,11 +122,6 @@ class WhisperPlugin(Plugin):
                          "no_speech_prob": round(seg.no_speech_prob, 4)})
         timings["vocabulary_ms"] = timings.get("vocabulary_ms", 0.0) + elapsed_ms(t0)
         return kept
-
-    def _is_no_speech(self, seg: Any) -> bool:
-        """Whisper's own rule: likely silence and not confidently decoded, or hopelessly unsure."""
-        unsure = seg.avg_logprob < self.params.logprob_threshold
-        return (seg.no_speech_prob > self.params.no_speech_threshold and unsure) or seg.avg_logprob < -2.0
 
     def _stream(self, message: Message) -> Iterator[Message]:
         from tcccd.plugins.whisper.streaming import StreamSession

@@ -184,7 +184,7 @@ class Transcriber:
                 seek += segment_frames  # no signal at all: nothing to transcribe, and tiny.en would say "you"
                 continue
             result = self._decode_with_fallback(mel, seek, segment_frames, options, prompt + history, timings)
-            if self._is_silence(result, options):
+            if self._is_silence(result, options) or result.avg_logprob < options.min_avg_logprob:
                 seek += segment_frames
                 continue
             new_segments, advance = self._split_segments(result, seek, segment_frames)
