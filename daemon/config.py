@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from tcccd import registry
 from tcccd.config_errors import format_validation_error
+from tcccd.memory.budget import BudgetOverride, MemorySettings
 
 STAGE_NAME = r"^[a-z][a-z0-9_-]{0,31}$"
 
@@ -85,6 +86,9 @@ class DaemonSection(Strict):
     default_deadline_s: float = Field(120.0, gt=0)
     drain_timeout_s: float = Field(10.0, gt=0)
     max_request_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+    host_root: Path | None = Field(None, description="where the host's / is for reading proc and sys (tests, "
+                                                     "containers); $TCCCD_HOST_ROOT wins; default /")
+    memory: MemorySettings = Field(default_factory=MemorySettings, description="the memory budget and its capper")
 
 
 class Config(Strict):
@@ -143,6 +147,7 @@ def available_profiles(config: Config) -> list[str]:
 class ProfileFile(Strict):
     description: str = ""
     plugins: dict[str, dict[str, Any]] = Field(default_factory=dict, description="plugin name -> parameter overlay")
+    memory: BudgetOverride | None = Field(None, description="this profile's memory budget (daemon.memory otherwise)")
 
 
 def load_profile(config: Config, name: str) -> ProfileFile:
