@@ -32,7 +32,7 @@ die() { echo "install.sh: error: $*" >&2; exit 1; }
 say() { echo "==> $*"; }
 
 REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT="" DRY_RUN=0 UNINSTALL=0 PURGE=0 PYTHON="" PLATFORM=auto EXTRAS="asr,tts,systemd"
+ROOT="" DRY_RUN=0 UNINSTALL=0 PURGE=0 PYTHON="" PLATFORM=auto EXTRAS="asr,tts,systemd,capture"
 WHEEL="" PIP_ARGS="" START=1 CHANGES=0
 
 while [[ $# -gt 0 ]]; do
@@ -72,6 +72,7 @@ fi
 OPT_DIR="$ROOT/opt/tcccd" VENV="$ROOT/opt/tcccd/venv" ETC_DIR="$ROOT/etc/tcccd"
 CONFIG="$ROOT/etc/tcccd/tcccd.yaml" CONFIG_SUM="$ROOT/etc/tcccd/.tcccd.yaml.installed.sha256"
 UNIT="$ROOT/etc/systemd/system/tcccd.service" DOC_DIR="$ROOT/usr/share/doc/tcccd"
+HELPER_UNITS=(tcccd-nvpmodel.socket tcccd-nvpmodel.service)
 STATE_DIR="$ROOT/var/lib/tcccd" CACHE_DIR="$ROOT/var/cache/tcccd" STAMP="$ROOT/opt/tcccd/venv/.tcccd-install.sha256"
 
 WORK_DIR=$(mktemp -d)
@@ -135,6 +136,9 @@ install_venv() {
     if [[ $EXTRAS == *systemd* ]] && ! pkg-config --exists libsystemd 2>/dev/null \
         && ! "$PYTHON" -c 'import systemd.journal' 2>/dev/null; then
         die "the systemd extra builds systemd-python: apt-get install libsystemd-dev pkg-config (or leave it out of --extras)"
+    fi
+    if [[ $EXTRAS == *capture* ]] && ! ldconfig -p 2>/dev/null | grep -q 'libportaudio\.so\.2'; then
+        die "the capture extra (microphone, speaker) needs PortAudio at run time: apt-get install libportaudio2"
     fi
     constraints="$WORK_DIR/constraints.txt"
     write_constraints "$constraints"
@@ -228,9 +232,15 @@ start_service() {
     local unit_changed=$1
     if [[ -n $ROOT ]]; then
         echo "skipped (--root $ROOT): systemctl daemon-reload; systemctl enable --now tcccd.service"
+        [[ $PLATFORM != jetson ]] || echo "skipped (--root $ROOT): systemctl enable --now tcccd-nvpmodel.socket"
         return
     fi
     [[ $unit_changed -eq 0 ]] || ! systemd_running || run systemctl daemon-reload
+    # The power mode helper (root, behind a socket only group tcccd may use) exists for nvpmodel: Jetson only.
+    if [[ $PLATFORM == jetson ]] && ! systemctl is-enabled --quiet tcccd-nvpmodel.socket 2>/dev/null; then
+        run systemctl enable --now tcccd-nvpmodel.socket
+        changed "power mode helper: tcccd-nvpmodel.socket enabled"
+    fi
     if systemctl is-enabled --quiet tcccd.service 2>/dev/null; then
         say "service: enabled"
     else
@@ -260,6 +270,10 @@ do_install() {
     install_venv
     install_config
     install_file "$REPO_DIR/systemd/tcccd.service" "$UNIT" "unit" && unit_changed=1
+    local helper
+    for helper in "${HELPER_UNITS[@]}"; do
+        install_file "$REPO_DIR/systemd/$helper" "$ROOT/etc/systemd/system/$helper" "unit" && unit_changed=1
+    done
     install_file "$REPO_DIR/docs/operations.md" "$DOC_DIR/operations.md" "docs" || true
     start_service "$unit_changed"
 }
@@ -278,7 +292,12 @@ do_uninstall() {
     elif [[ -n $ROOT ]]; then
         echo "skipped (--root $ROOT): systemctl disable --now tcccd.service"
     fi
+    if [[ -z $ROOT ]] && systemctl list-unit-files tcccd-nvpmodel.socket >/dev/null 2>&1; then
+        run systemctl disable --now tcccd-nvpmodel.socket tcccd-nvpmodel.service || true
+    fi
     remove "$UNIT"
+    local helper
+    for helper in "${HELPER_UNITS[@]}"; do remove "$ROOT/etc/systemd/system/$helper"; done
     systemd_running && run systemctl daemon-reload
     remove "$OPT_DIR"
     remove "$DOC_DIR"

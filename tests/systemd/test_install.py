@@ -56,6 +56,9 @@ def test_install_lays_out_the_tree(staged: tuple[Path, str]) -> None:
     assert (root / "usr/share/doc/tcccd/operations.md").is_file()
     assert (root / "opt/tcccd/venv/bin/tcccd").is_file()
     assert "config" in output and "installed" in output
+    for helper in ("tcccd-nvpmodel.socket", "tcccd-nvpmodel.service"):
+        assert (root / "etc/systemd/system" / helper).read_text() == (REPO / "systemd" / helper).read_text()
+    assert (root / "opt/tcccd/venv/bin/tcccd-nvpmodel").is_file(), "the helper unit's ExecStart must exist"
 
 
 def test_installed_venv_runs_its_own_tcccd(staged: tuple[Path, str]) -> None:
@@ -132,6 +135,8 @@ def test_uninstall_keeps_config_and_state_then_purge_removes_them(tmp_path: Path
     output = ok(subprocess.run([str(SCRIPT), "--root", str(tmp_path), "--uninstall"],
                                capture_output=True, text=True, timeout=60))
     assert not (tmp_path / "etc/systemd/system/tcccd.service").exists()
+    assert not (tmp_path / "etc/systemd/system/tcccd-nvpmodel.socket").exists()
+    assert not (tmp_path / "etc/systemd/system/tcccd-nvpmodel.service").exists()
     assert not (tmp_path / "opt/tcccd").exists()
     assert (tmp_path / "etc/tcccd/tcccd.yaml").is_file()
     assert (tmp_path / "var/lib/tcccd/history.db").is_file()
