@@ -1,8 +1,10 @@
-"""Encoder backends behind one small interface, so TensorRT can slot in later.
+"""Encoder backends behind one small interface.
 
-`torch` and `onnxruntime` run our own module on the shipped weights and hand
-the features to the torch decoder. `ctranslate2` is a whole-model alternative
-(faster-whisper's engine): it encodes and decodes itself, see ct2_engine below.
+`torch`, `onnxruntime` and `tensorrt` (tensorrt_encoder.py, GPU only) run our
+own module on the shipped weights and hand the features to the torch decoder.
+`ctranslate2` is a whole-model alternative (faster-whisper's engine): it
+encodes and decodes itself, see Ct2Engine below. Which one loads, and the
+fallbacks when it cannot, is backend_loader.py's.
 The ONNX graph is exported once per weights+settings and cached, because an
 export costs seconds and the daemon restarts workers.
 """
@@ -32,7 +34,11 @@ if TYPE_CHECKING:
 
 ONNX_OPSET = 17
 EXPORT_SETTINGS = f"encoder-fp32-dynamic-frames-opset{ONNX_OPSET}-v2"
-BACKENDS = ("onnxruntime", "torch", "ctranslate2")
+BACKENDS = ("onnxruntime", "torch", "ctranslate2", "tensorrt")
+
+
+class BackendUnavailable(RuntimeError):
+    """This backend cannot run on this machine (no GPU, no TensorRT, a failed engine build): try the next one."""
 
 
 class EncoderBackend(Protocol):
@@ -226,11 +232,3 @@ class Ct2WindowEngine:
                             no_speech_prob=no_speech, temperature=temperature,
                             compression_ratio=compression_ratio(text),
                             repetitive=is_repetitive(tokens, text, self.tokenizer.eot))
-
-
-def make_encoder(backend: str, encoder: AudioEncoder | None, onnx_file: Path, threads: int) -> EncoderBackend:
-    if backend == "torch":
-        return TorchEncoder(encoder, threads)
-    if backend == "onnxruntime":
-        return OnnxEncoder(onnx_file, threads, encoder)
-    raise ValueError(f"unknown encoder backend {backend!r}; accepted: {', '.join(BACKENDS)}")

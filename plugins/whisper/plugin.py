@@ -21,12 +21,15 @@ from tcccd.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed
 from tcccd.plugins.whisper.vad import RATE_HZ, SpeechDetector, VadSettings, pack_spans
 from tcccd.protocol import Message
 
-RELOAD_KEYS = ("model", "backend", "device", "threads", "decoder_int8")
+RELOAD_KEYS = ("model", "backend", "fallback_backends", "device", "threads", "decoder_int8")
 
 
 class WhisperParams(PluginParams):
     model: str | None = Field(None, description="CTranslate2/openai model directory; null = embedded tiny.en")
-    backend: Literal["onnxruntime", "torch", "ctranslate2"] = "onnxruntime"
+    backend: Literal["onnxruntime", "torch", "ctranslate2", "tensorrt"] = "onnxruntime"
+    fallback_backends: tuple[Literal["onnxruntime", "torch", "ctranslate2", "tensorrt"], ...] = Field(
+        ("onnxruntime", "torch"), description="tried in order when `backend` cannot load here (no GPU, no TensorRT, "
+        "a failed engine build); shown in status and logged. () = fail instead")
     device: str = "cpu"
     threads: int | None = Field(None, ge=1, description="compute threads; null = the cores this process may use")
     decoder_int8: bool = Field(True, description="CPU: int8 output projection, ~8x faster per token")
@@ -99,7 +102,7 @@ class WhisperPlugin(Plugin):
         timings["total_ms"] = elapsed_ms(t0)
         data = {"text": " ".join(s["text"] for s in segments).strip(), "segments": segments,
                 "duration_s": round(len(audio) / RATE_HZ, 3), "timings_ms": _rounded(timings),
-                "backend": self.params.backend}
+                "backend": self._transcriber.backend}
         return message.reply("transcript", data, final=True)
 
     def _recognise(self, audio: np.ndarray, offset_s: float, timings: dict[str, float]) -> list[dict[str, Any]]:
@@ -180,7 +183,10 @@ class WhisperPlugin(Plugin):
         self._detector.settings = self._vad_settings()
 
     def health(self) -> dict[str, Any]:
-        return {"backend": self.params.backend, "model": self.params.model or "embedded tiny.en",
+        loaded = self._transcriber
+        fallbacks = [f"{f.skipped}: {f.reason}" for f in loaded.fallbacks] if loaded else []
+        return {"backend": loaded.backend if loaded else self.params.backend, "backend_fallbacks": fallbacks,
+                "model": self.params.model or "embedded tiny.en",
                 "device": self.params.device, "beam_size": self.params.beam_size,
                 "vocabulary_terms": len(self._corrector.terms) if self._corrector else 0,
                 "open_streams": len(self._streams)}
@@ -190,11 +196,18 @@ class WhisperPlugin(Plugin):
         self._transcriber = None
 
     def _load_transcriber(self) -> Any:
+        from tcccd.accel import precision_for
         from tcccd.plugins.whisper.transcriber import Transcriber
 
-        return Transcriber.load(self.params.model, backend=self.params.backend, device=self.params.device,
-                                cache_dir=Path(self.context.cache_dir) / "whisper",
-                                threads=self.params.threads or cpu_threads(), decoder_int8=self.params.decoder_int8)
+        loaded = Transcriber.load(self.params.model, backend=self.params.backend, device=self.params.device,
+                                  cache_dir=Path(self.context.cache_dir) / "whisper",
+                                  threads=self.params.threads or cpu_threads(), decoder_int8=self.params.decoder_int8,
+                                  fallback_backends=self.params.fallback_backends,
+                                  precision=precision_for(self.context.profile), log=self.log)
+        for fallback in loaded.fallbacks:
+            self.log.warning("whisper fell back", skipped=fallback.skipped, reason=fallback.reason,
+                             using=loaded.backend, configured=self.params.backend)
+        return loaded
 
     def _load_corrector(self) -> Any:
         if not self.params.vocabulary_correction:

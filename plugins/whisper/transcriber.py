@@ -8,7 +8,6 @@ that hold audio plus a margin, the big saving for 3-6 s commands.
 
 from __future__ import annotations
 
-import gc
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,34 +105,38 @@ class Transcriber:
         self.model = model  # the torch Whisper, None on the ctranslate2 backend
         self.n_text_ctx = n_text_ctx
         self.suppress = suppress
-        self.backend = backend
+        self.backend = backend  # the one in use: a fallback when the configured one could not load
+        self.fallbacks: list[Any] = []  # backend_loader.Fallback: what was skipped and why
         self.n_mels = 80
 
     @classmethod
     def load(cls, model: str | Path | None, *, backend: str = "onnxruntime", device: str = "cpu",
-             cache_dir: Path, threads: int, decoder_int8: bool = True) -> Transcriber:
+             cache_dir: Path, threads: int, decoder_int8: bool = True, fallback_backends: tuple[str, ...] = (),
+             precision: Any = None, log: Any = None) -> Transcriber:
         """Load weights, tokenizer and backend; every failure is a PluginError that says what is accepted.
 
         decoder_int8 (CPU only): int8 decoder Linears and output projection, ~8x faster per token (see quantize.py).
+        fallback_backends: tried in order when `backend` cannot run here (backend_loader.py); with any, a missing
+        CUDA device moves the decoder to cpu. What was skipped, and why, is in `transcriber.fallbacks`.
+        precision: the GPU paths' accel.Precision (the profile's); None = the 'field' profile's.
         """
         import torch
 
+        from tcccd.accel import precision_for
+        from tcccd.plugins.whisper.backend_loader import BackendLoader, backend_chain, usable_device
         from tcccd.plugins.whisper.convert import ModelSourceError, read_model_source
-        from tcccd.plugins.whisper.encoders import (
-            BACKENDS,
-            Ct2Engine,
-            Ct2WindowEngine,
-            TorchDecoderEngine,
-            make_encoder,
-            onnx_path,
-        )
-        from tcccd.plugins.whisper.model import build_model
-        from tcccd.plugins.whisper.quantize import quantize_decoder
+        from tcccd.plugins.whisper.encoders import BackendUnavailable
 
-        if backend not in BACKENDS:
-            raise PluginError(f"unknown backend {backend!r}; accepted: {', '.join(BACKENDS)}", code="bad_config")
+        try:
+            chain = backend_chain(backend, fallback_backends)
+        except ValueError as error:
+            raise PluginError(str(error), code="bad_config") from None
         if device not in ("cpu", "cuda"):
             raise PluginError(f"unknown device {device!r}; accepted: 'cpu', 'cuda'", code="bad_config")
+        fallbacks = []
+        if len(chain) > 1:
+            device, moved = usable_device(device)
+            fallbacks += [moved] if moved else []
         torch.set_num_threads(DECODER_THREADS)
         try:
             source = read_model_source(model)
@@ -141,29 +144,16 @@ class Transcriber:
         except (ModelSourceError, ValueError) as error:
             raise PluginError(str(error), code="bad_model") from None
         suppress = source.suppress_ids or tokenizer.symbol_tokens()
-        if backend == "ctranslate2":
-            if source.ct2_dir is None:
-                raise PluginError(f"backend 'ctranslate2' needs a CTranslate2 model directory, not {model}",
-                                  code="bad_config")
-            engine = Ct2WindowEngine(Ct2Engine(source.ct2_dir, device, threads), tokenizer, source.dims["n_text_ctx"])
-            whisper = None
-        else:
-            onnx_file = onnx_path(Path(cache_dir), source.state)
-            # A cached ONNX graph holds the encoder: never build its float32 torch copy (~50 MB with the source).
-            with_encoder = backend == "torch" or not onnx_file.is_file()
-            quantize = decoder_int8 and device == "cpu"
-            whisper = build_model(source.dims, source.state, device, with_encoder=with_encoder,
-                                  fp16_embedding=quantize)
-            source.state = {}  # the module holds its own copy: do not keep both through the rest of the load
-            if quantize:
-                quantize_decoder(whisper.decoder)
-            encoder = make_encoder(backend, whisper.encoder, onnx_file, threads)
-            if backend == "onnxruntime":
-                whisper.encoder = None  # the ONNX session holds its own copy of the weights
-            engine = TorchDecoderEngine(encoder, whisper.decoder, tokenizer)
-            gc.collect()  # the export's graph and the source's buffers are cycles and garbage now
-        transcriber = cls(tokenizer, engine, whisper, source.dims["n_text_ctx"], suppress, backend)
+        loader = BackendLoader(source, lambda: read_model_source(model), tokenizer, device=device,
+                               cache_dir=Path(cache_dir), threads=threads, decoder_int8=decoder_int8,
+                               precision=precision or precision_for("field"), log=log)
+        try:
+            used, engine, whisper, skipped = loader.first_available(chain)
+        except BackendUnavailable as error:
+            raise PluginError(str(error), code="bad_config") from None
+        transcriber = cls(tokenizer, engine, whisper, source.dims["n_text_ctx"], suppress, used)
         transcriber.n_mels = source.dims["n_mels"]
+        transcriber.fallbacks = fallbacks + skipped
         return transcriber
 
     def transcribe(self, audio: np.ndarray, options: DecodeOptions) -> Transcription:
