@@ -61,8 +61,10 @@ class SysfsReader:
                 readings.problems.append(f"zone {kind}: temp unreadable")
                 continue
             celsius = millidegrees / 1000.0
-            if not PLAUSIBLE_C[0] <= celsius <= PLAUSIBLE_C[1]:
-                readings.problems.append(f"zone {kind}: {celsius:.1f} C is not a temperature (sensor off?)")
+            if celsius < PLAUSIBLE_C[0]:
+                continue  # a switched-off sensor, normal for the CV cluster: not a fault
+            if celsius > PLAUSIBLE_C[1]:
+                readings.problems.append(f"zone {kind}: {celsius:.1f} C is not a temperature")
                 continue
             readings.zones_c[kind] = celsius
 

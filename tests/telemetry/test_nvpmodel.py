@@ -3,39 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
-import stat
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tcccd.nvpmodel_helper import switch
 from tcccd.telemetry.nvpmodel import PowerModeError, ask_helper, current_mode, load_modes
-
-FAKE_NVPMODEL = """#!/bin/sh
-# stands in for /usr/sbin/nvpmodel: records its arguments, then does what `nvpmodel -m N` does to the status file
-echo "$@" >> "{root}/nvpmodel-calls"
-[ "$1" = "-m" ] || exit 2
-printf 'pmode:%04d fmode:quiet\\n' "$2" > "{root}/var/lib/nvpmodel/status"
-"""
-
-
-@pytest.fixture
-def jetson(host_tree) -> tuple[Path, str]:
-    root = host_tree("orin-nano-devkit")
-    binary = root / "nvpmodel"
-    binary.write_text(FAKE_NVPMODEL.format(root=root))
-    binary.chmod(binary.stat().st_mode | stat.S_IXUSR)
-    return root, str(binary)
-
-
-def calls(root: Path) -> list[str]:
-    path = root / "nvpmodel-calls"
-    return path.read_text().splitlines() if path.exists() else []
+from tests.telemetry.conftest import calls
 
 
 def test_modes_parsed_by_name(jetson) -> None:
@@ -85,32 +60,15 @@ def test_failing_nvpmodel_is_reported(jetson) -> None:
     assert answer["ok"] is False and "nvpmodel -m 1 exited 1" in answer["error"]
 
 
-def wait_for_socket(path: Path, proc: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 20
-    while not path.exists():
-        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-        assert time.monotonic() < deadline, "helper never bound its socket"
-        time.sleep(0.05)
-
-
-def test_helper_process_over_its_socket(jetson, tmp_path: Path) -> None:
-    root, binary = jetson
-    sock_path = tmp_path / "nvpmodel.sock"
-    proc = subprocess.Popen([sys.executable, "-m", "tcccd.nvpmodel_helper", "--socket", str(sock_path),
-                             "--root", str(root), "--nvpmodel", binary],
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "LISTEN_FDS": ""})
-    try:
-        wait_for_socket(sock_path, proc)
-        assert ask_helper(str(sock_path), "25W")["ok"] is True
-        assert calls(root) == ["-m 1"]
-        with socket.socket(socket.AF_UNIX) as raw:
-            raw.connect(str(sock_path))
-            raw.sendall(b"not json\n")
-            assert json.loads(raw.makefile().readline())["ok"] is False
-        assert ask_helper(str(sock_path), "7W")["needs_reboot"] is True
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+def test_helper_process_over_its_socket(jetson, helper_socket: str) -> None:
+    root, _ = jetson
+    assert ask_helper(helper_socket, "25W")["ok"] is True
+    assert calls(root) == ["-m 1"]
+    with socket.socket(socket.AF_UNIX) as raw:
+        raw.connect(helper_socket)
+        raw.sendall(b"not json\n")
+        assert json.loads(raw.makefile().readline())["ok"] is False
+    assert ask_helper(helper_socket, "7W")["needs_reboot"] is True
 
 
 def test_client_refuses_odd_names_before_sending(tmp_path: Path) -> None:
