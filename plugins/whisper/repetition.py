@@ -3,8 +3,10 @@
 On a 3 s utterance tiny.en can write "at 0.515, 2015, 2015, 2015, ..." or say
 the whole sentence twice, confidently (avg_logprob -0.8), in too few characters
 for zlib to notice. People do repeat themselves ("check, check, check"), so a
-loop here is only a reason to decode again at a higher temperature, as openai
-does for a high compression ratio; text that every attempt repeats is kept.
+unit of one or two words may follow itself up to three times. A loop is a
+reason to decode again at a higher temperature, as openai does for a high
+compression ratio; text that every attempt repeats is never emitted
+(window_policy drops and reports it).
 """
 
 from __future__ import annotations

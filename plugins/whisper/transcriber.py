@@ -9,7 +9,7 @@ that hold audio plus a margin, the big saving for 3-6 s commands.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +24,10 @@ from tcccd.plugins.whisper.decoding import (
 )
 from tcccd.plugins.whisper.mel import HOP_LENGTH, N_FRAMES, SAMPLE_RATE_HZ, log_mel_spectrogram
 from tcccd.plugins.whisper.tokenizer import Tokenizer
+from tcccd.plugins.whisper.window_policy import FRAMES_PER_POSITION, WindowDecoder
 
-__all__ = ["DecodeOptions", "LogitsProcessor", "Segment", "Transcriber", "Transcription"]
+__all__ = ["DecodeOptions", "DroppedSpeech", "LogitsProcessor", "Segment", "Transcriber", "Transcription"]
 
-AUDIO_CONTEXT_MARGIN_FRAMES = 100  # 1 s of the padding's silence after the audio: the model sees speech end
-FRAMES_PER_POSITION = 2  # the encoder's second convolution halves the frame rate
 # The decoder's per-token ops are tiny: with 2 torch threads on a loaded 2-core machine (load 6-8) a 3.4 s
 # utterance took 1.97 s greedy / 9.6 s beam 5, with 1 thread 0.27 s / 0.62 s (same run). Torch runs the
 # mel and decoder on one thread; the encoder backends get `threads`.
@@ -47,12 +46,24 @@ class Segment:
     temperature: float
 
 
+@dataclass(frozen=True)
+class DroppedSpeech:
+    """A window whose speech could only be decoded as a loop: never emitted, reported instead."""
+
+    start_s: float
+    end_s: float
+    reason: str
+    heard: str  # what the looping decoder wrote, for the audit log only
+
+
 @dataclass
 class Transcription:
     text: str
     segments: list[Segment]
     duration_s: float
     timings_ms: dict[str, float]
+    dropped: list[DroppedSpeech] = field(default_factory=list)
+    full_window_retries: int = 0
 
 
 def _check_audio(audio: np.ndarray) -> np.ndarray:
@@ -167,16 +178,24 @@ class Transcriber:
         prompt = self.tokenizer.encode(" " + options.prompt.strip()) if options.prompt else []
         history: list[int] = []
         segments: list[Segment] = []
+        transcription = Transcription("", segments, len(audio) / SAMPLE_RATE_HZ, {})
+        windows = WindowDecoder(self.engine, self.tokenizer.timestamp_begin)
         seek = 0
         while seek < content_frames:
             segment_frames = min(N_FRAMES, content_frames - seek)
             if _is_digital_silence(mel[:, seek: seek + segment_frames]):
                 seek += segment_frames  # no signal at all: nothing to transcribe, and tiny.en would say "you"
                 continue
-            result = self._decode_with_fallback(mel, seek, segment_frames, options, prompt + history, timings)
-            if self._is_silence(result, options) or result.avg_logprob < options.min_avg_logprob:
+            outcome = windows.decode(mel, seek, segment_frames, options, prompt + history, self._suppressed(options),
+                                     timings)
+            transcription.full_window_retries += outcome.full_window_retry
+            if not outcome.kept:
+                if outcome.loop:
+                    transcription.dropped.append(self._dropped(outcome.result, seek, segment_frames))
+                    history = []  # a loop must not prompt the next window into the same loop
                 seek += segment_frames
                 continue
+            result = outcome.result
             new_segments, advance = self._split_segments(result, seek, segment_frames)
             segments.extend(new_segments)
             seek += advance
@@ -184,9 +203,15 @@ class Transcriber:
                 history += result.tokens
             else:
                 history = []
-        text = " ".join(s.text for s in segments if s.text)
-        return Transcription(text=text, segments=segments, duration_s=len(audio) / SAMPLE_RATE_HZ,
-                             timings_ms={k: round(v, 3) for k, v in timings.items()})
+        transcription.text = " ".join(s.text for s in segments if s.text)
+        transcription.timings_ms = {k: round(v, 3) for k, v in timings.items()}
+        return transcription
+
+    @staticmethod
+    def _dropped(result: WindowResult, seek: int, segment_frames: int) -> DroppedSpeech:
+        start_s = seek * HOP_LENGTH / SAMPLE_RATE_HZ
+        end_s = (seek + segment_frames) * HOP_LENGTH / SAMPLE_RATE_HZ
+        return DroppedSpeech(round(start_s, 3), round(end_s, 3), "decoding_loop", result.text.strip()[:200])
 
     def transcribe_many(self, audios: list[np.ndarray], options: DecodeOptions, workers: int) -> list[Transcription]:
         """Independent pieces of one recording (its VAD chunks), decoded side by side on `workers` threads.
@@ -208,57 +233,9 @@ class Transcriber:
             futures = {i: pool.submit(self.transcribe, audios[i], options) for i in longest_first}
             return [futures[i].result() for i in range(len(audios))]
 
-    @staticmethod
-    def _is_silence(result: WindowResult, options: DecodeOptions) -> bool:
-        """openai's rule (likely no speech, unless the decoder was confident anyway), plus a hard ceiling."""
-        if result.no_speech_prob > options.no_speech_hard_threshold:
-            return True
-        return result.no_speech_prob > options.no_speech_threshold and result.avg_logprob < options.logprob_threshold
-
-    def _context_frames(self, segment_frames: int, options: DecodeOptions) -> int:
-        if options.audio_context == "full":
-            return N_FRAMES
-        frames = min(N_FRAMES, segment_frames + AUDIO_CONTEXT_MARGIN_FRAMES)
-        return frames + frames % FRAMES_PER_POSITION
-
-    @staticmethod
-    def _last_timestamp_index(segment_frames: int, options: DecodeOptions) -> int:
-        """Truncated context: the end of the audio; full window: openai's rules, the window's end."""
-        if options.audio_context == "full":
-            return N_FRAMES // FRAMES_PER_POSITION
-        return -(-segment_frames // FRAMES_PER_POSITION)
-
-    def _decode_with_fallback(self, mel: Any, seek: int, segment_frames: int, options: DecodeOptions,
-                              prompt: list[int], timings: dict[str, float]) -> WindowResult:
-        started = time.perf_counter()
-        n_frames = self._context_frames(segment_frames, options)
-        window = mel[:, seek: seek + n_frames]  # the mel holds 30 s of padding past the audio: always n_frames
-        prepared = self.engine.prepare(window[None])
-        timings["encode_ms"] += (time.perf_counter() - started) * 1000
-        started = time.perf_counter()
-        attempts = []
-        for temperature in options.temperatures:
-            result = self.engine.decode(prepared, options, temperature, prompt, self._suppressed(options),
-                                        self._last_timestamp_index(segment_frames, options))
-            if not self._needs_fallback(result, options):
-                break
-            attempts.append(result)
-        else:
-            # openai keeps the last (hottest) attempt; a loop-free, most confident one invents less.
-            result = max(attempts, key=lambda r: (not r.repetitive, r.avg_logprob))
-        timings["decode_ms"] += (time.perf_counter() - started) * 1000
-        return result
-
     def _suppressed(self, options: DecodeOptions) -> tuple[int, ...]:
         chosen = self.suppress if options.suppress_tokens is None else options.suppress_tokens
         return tuple(sorted(set(chosen) | set(self.tokenizer.non_speech_tokens())))
-
-    def _needs_fallback(self, result: WindowResult, options: DecodeOptions) -> bool:
-        too_repetitive = result.compression_ratio > options.compression_ratio_threshold or result.repetitive
-        unsure = result.avg_logprob < options.logprob_threshold
-        if self._is_silence(result, options):
-            return False
-        return too_repetitive or unsure
 
     def _split_segments(self, result: WindowResult, seek: int, segment_frames: int) -> tuple[list[Segment], int]:
         """openai's timestamp slicing: segments between consecutive timestamps; the seek moves to the last one."""
