@@ -1,103 +1,162 @@
 """Routing client requests through chains of stages, and the promise behind it.
 
 The promise: every accepted request ends with exactly one final reply to its
-client, a result or an error, before its deadline. The broker keeps a table of
-open requests; a reply that ends one removes it, and a deadline, a dead worker
-or shutdown ends the rest with an error that says what happened.
+client, a result or an error. Nothing a client sends can raise out of here:
+a malformed message is answered with `bad_message` under its id when the
+header has a readable one (then that id is spent), and is dropped and counted
+when it has none. The request table (tcccd.requests) remembers ended ids, so a
+late message never opens a second request nor earns a second final.
+
+The broker decides; the supervisor sends to workers and keeps the stage
+counters (`send_to_stage`, `count_busy`, ...); local requests (status,
+profiles) are answered by the handler the daemon gives (`local`).
+
+Seam for source stages (issue 11): a worker output whose id no client opened
+(a microphone's utterance) goes to `on_unowned`, which may route it on
+(`route_unowned`) or publish it; by default it is counted as a late output.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import structlog
 import zmq
 
+from tcccd import messages
 from tcccd.config import Config
-from tcccd.protocol import Message, ProtocolError
-from tcccd.supervisor import StageRuntime, Supervisor, WorkerHandle
+from tcccd.protocol import MAX_HEADER_BYTES, Message, ProtocolError
+from tcccd.requests import Request, RequestTable
+from tcccd.supervisor import Supervisor
+from tcccd.worker_handle import WorkerHandle
 
-
-@dataclass
-class Request:
-    id: str
-    client: bytes
-    type: str
-    route: list[str]
-    deadline_at: float
-    accepted_at: float
+Respond = Callable[[Message], None]
 
 
 class Broker:
     def __init__(self, config: Config, supervisor: Supervisor, publish: Callable[[str, Message], None],
-                 on_error: Callable[[str, str], None]) -> None:
+                 on_error: Callable[[str, str], None], local: Callable[[Message, Respond], None]) -> None:
         self.config = config
         self.supervisor = supervisor
         self.publish = publish
         self.on_error = on_error
-        self.requests: dict[str, Request] = {}
+        self.local = local
+        self.on_unowned: Callable[[WorkerHandle, Message], None] | None = None
+        self.requests = RequestTable(config.daemon)
         self.accepting = True
-        self.late_outputs = 0
+        self.counters = {"unreadable_messages": 0, "bad_messages": 0, "late_outputs": 0,
+                         "undeliverable_replies": 0}
         self.log = structlog.get_logger()
 
-    def bind(self, ctx: zmq.Context) -> None:
+    def bind(self, ctx: zmq.Context, secure: Callable[[zmq.Socket], None]) -> None:
         self.clients = ctx.socket(zmq.ROUTER)
         self.clients.setsockopt(zmq.LINGER, 500)
+        self.clients.setsockopt(zmq.ROUTER_MANDATORY, 1)  # a reply to a client that is gone raises: counted
+        self.clients.setsockopt(zmq.MAXMSGSIZE, self.config.daemon.max_request_bytes + MAX_HEADER_BYTES)
+        secure(self.clients)
         self.clients.bind(self.config.daemon.client_endpoint)
 
     def reply(self, client: bytes, message: Message) -> None:
         try:
-            self.clients.send_multipart([client, *message.to_frames()])
+            self.clients.send_multipart([client, *message.to_frames()], zmq.NOBLOCK)
         except zmq.ZMQError as exc:
-            self.log.warning("reply not delivered", request_id=message.id, error=str(exc))
+            self.counters["undeliverable_replies"] += 1
+            self.log.warning("reply not delivered: the client is gone or not reading", request_id=message.id,
+                             error=str(exc))
 
-    def parse_client(self, frames: list[bytes]) -> Message | None:
-        """The client's message, or None after replying with what was wrong."""
+    # -- from clients ------------------------------------------------------------------------------------------
+
+    def on_client_frames(self, frames: list[bytes]) -> None:
+        """One multipart message from the client socket; never raises for anything the client sent."""
         client = frames[0]
         try:
             message = Message.from_frames(frames[1:])
         except ProtocolError as exc:
-            self.reply(client, Message("error", id="-", data={"code": "bad_message", "message": str(exc)}, final=True))
-            return None
-        size = len(message.payload or b"")
-        if size > self.config.daemon.max_request_bytes:
-            self.reply(client, message.error("too_large", f"payload of {size} bytes is over max_request_bytes="
-                                                          f"{self.config.daemon.max_request_bytes}; stream it instead"))
-            return None
-        return message
+            self._refuse_malformed(client, exc.request_id, str(exc))
+            return
+        problem = messages.check_request(message)
+        if problem is None and len(message.payload or b"") > self.config.daemon.max_request_bytes:
+            self._refuse(client, message, "too_large", f"payload of {len(message.payload or b'')} bytes is over "
+                         f"max_request_bytes={self.config.daemon.max_request_bytes}; stream it instead")
+            return
+        if problem is not None:
+            self._refuse_malformed(client, message.id, f"{message.type}: {problem}")
+            return
+        with structlog.contextvars.bound_contextvars(request_id=message.id):
+            self.on_client(client, message)
+
+    def _refuse_malformed(self, client: bytes, request_id: str | None, text: str) -> None:
+        if request_id is None:
+            self.counters["unreadable_messages"] += 1
+            return
+        self.counters["bad_messages"] += 1
+        self._refuse(client, Message("error", id=request_id), "bad_message", text)
+
+    def _refuse(self, client: bytes, message: Message, code: str, text: str) -> None:
+        """End the request under this id with an error (once), or note the error to a stranger or late sender."""
+        request = self.requests.get(message.id)
+        if request is not None and request.client == client:
+            self.finish(message.id, message.error(code, text))
+            self._cancel(request)
+        elif request is None and not self.requests.ended(message.id):
+            self.requests.remember_ended(message.id)
+            self.reply(client, message.error(code, text))
+        else:
+            self._late(client, message)
 
     def on_client(self, client: bytes, message: Message) -> None:
-        """A message for a routed request type (local types are the daemon's)."""
+        """A valid message: local, a cancel, or part of a routed request."""
         request = self.requests.get(message.id)
+        if request is None and self.requests.ended(message.id):
+            self._late(client, message)
+        elif request is not None and request.client != client:
+            self.reply(client, message.error("bad_request", f"request id {message.id} belongs to another client; "
+                                                            f"choose a new id", final=False))
+        elif message.type == "cancel":
+            self._client_cancel(client, message, request)
+        elif message.type in messages.LOCAL_TYPES:
+            self.requests.remember_ended(message.id)
+            self.local(message, lambda reply: self.reply(client, reply))
+        elif request is None:
+            self._start(client, message)
+        else:
+            self._continue(request, message)
+
+    def _late(self, client: bytes, message: Message) -> None:
+        if self.requests.late(message.id):
+            self.reply(client, message.error("bad_request", f"request {message.id} has already ended; late "
+                                                            f"messages are dropped; use a new id", final=False))
+
+    def _client_cancel(self, client: bytes, message: Message, request: Request | None) -> None:
         if request is None:
-            request = self._accept(client, message)
-            if request is None:
-                return
-        elif request.client != client:
-            self.reply(client, message.error("bad_request", f"request id {message.id} belongs to another client"))
+            self.requests.remember_ended(message.id)
+            self.reply(client, message.error("bad_request", f"no open request {message.id} to cancel"))
             return
-        stage = self.supervisor.stages[request.route[0]]
-        if message.seq > 0 and stage.pending >= stage.config.max_queue:
-            self._drop_chunk(request, stage, message)
-            return
-        self._forward(stage, message)
+        self.finish(request.id, message.error("cancelled", "cancelled by the client"))
+        self._cancel(request)
 
-    def _accept(self, client: bytes, message: Message) -> Request | None:
+    def _start(self, client: bytes, message: Message) -> None:
         route = self.config.routes.get(message.type)
-        problem = self._refusal(message, route)
+        problem = self._refusal(client, message, route)
         if problem:
+            self.requests.remember_ended(message.id)
             self.reply(client, message.error(*problem))
-            return None
+            return
         assert route is not None
-        now = time.monotonic()
-        deadline_s = message.deadline_s or self.config.daemon.default_deadline_s
-        request = Request(message.id, client, message.type, route, now + deadline_s, now)
-        self.requests[message.id] = request
-        return request
+        request = self.requests.open_request(client, message, route, time.monotonic())
+        self._continue(request, message)
 
-    def _refusal(self, message: Message, route: list[str] | None) -> tuple[str, str] | None:
+    def _continue(self, request: Request, message: Message) -> None:
+        self.requests.took_input(request, message, time.monotonic())
+        first = request.route[0]
+        if message.seq > 0 and self.supervisor.stages[first].queue_full:
+            self._drop_chunk(request, first, message)
+            return
+        self._forward(request, first, message)
+
+    def _refusal(self, client: bytes, message: Message, route: list[str] | None) -> tuple[str, str] | None:
         if not self.accepting:
             return "shutting_down", "tcccd is stopping and takes no new requests"
         if route is None:
@@ -106,12 +165,14 @@ class Broker:
             problem = self._stage_refusal(name)
             if problem:
                 return problem
-        runtime = self.supervisor.stages[route[0]]
-        if runtime.pending >= runtime.config.max_queue:
-            runtime.busy_rejections += 1
-            return "busy", (f"stage {route[0]!r} has {runtime.pending} messages queued "
-                            f"(max_queue={runtime.config.max_queue}); retry later")
-        return None
+        full = [name for name in route if self.supervisor.stages[name].queue_full]
+        if full:
+            self.supervisor.count_busy(full[0])
+            stage = self.supervisor.stages[full[0]]
+            return "busy", (f"stage {full[0]!r} has {stage.pending} messages queued "
+                            f"(max_queue={stage.config.max_queue}); retry later")
+        cap = self.requests.cap_refusal(client, streaming=not message.final)
+        return ("busy", cap) if cap else None
 
     def _stage_refusal(self, name: str) -> tuple[str, str] | None:
         runtime = self.supervisor.stages.get(name)
@@ -119,51 +180,53 @@ class Broker:
             return "stage_disabled", f"stage {name!r} is disabled; set enabled: true for it in the config"
         handle = self.supervisor.worker_of(name)
         if handle.state == "failed":
+            wait_s = max(0.0, handle.next_start_at - time.monotonic())
             return "stage_failed", (f"stage {name!r} (plugin {runtime.config.plugin}) has failed: "
-                                    f"{handle.last_error}; fix the cause, then reload tcccd")
+                                    f"{handle.last_error}; next retry in {wait_s:.0f} s, or fix the cause and "
+                                    f"reload tcccd")
         if handle.state not in ("ready", "degraded"):
             return "unavailable", f"stage {name!r} is {handle.state}; retry in a few seconds"
         return None
 
-    def _drop_chunk(self, request: Request, stage: StageRuntime, message: Message) -> None:
+    def _drop_chunk(self, request: Request, stage: str, message: Message) -> None:
         """Live audio that cannot be queued is dropped, counted and reported, never lost silently."""
-        stage.dropped_audio_chunks += 1
-        text = f"stage {stage.config.name!r} is behind: audio chunk seq {message.seq} dropped"
+        self.supervisor.count_dropped_chunk(stage)
+        text = f"stage {stage!r} is behind: chunk seq {message.seq} dropped"
         self.reply(request.client, message.error("busy", text, final=False))
         if message.final:
-            self._forward(stage, replace(message, payload=b""))
+            self._forward(request, stage, replace(message, payload=b"", data={}))
 
-    def _forward(self, stage: StageRuntime, message: Message) -> None:
-        """Send to the stage's worker, with the time left until the request's deadline."""
-        handle = self.supervisor.worker_of(stage.config.name)
-        request = self.requests[message.id]
-        left_s = max(0.001, request.deadline_at - time.monotonic())
-        frames = replace(message, stage=stage.config.name, deadline_s=round(left_s, 3)).to_frames()
-        try:
-            self.supervisor.data.send_multipart([handle.identity, *frames])
-        except zmq.ZMQError:
-            self.finish(message.id, message.error("unavailable", f"stage {stage.config.name!r} is not connected"))
-            return
-        stage.pending += 1
+    def _forward(self, request: Request, stage: str, message: Message) -> None:
+        """Send to the stage's worker with a per-message deadline: the request's, or for a stream chunk the default."""
+        now = time.monotonic()
+        deadline_at = request.deadline_at or now + self.config.daemon.default_deadline_s
+        left_s = round(max(0.001, deadline_at - now), 3)
+        if not self.supervisor.send_to_stage(stage, replace(message, stage=stage, deadline_s=left_s)):
+            self.finish(request.id, message.error("unavailable", f"stage {stage!r} is not connected; retry"))
 
-    def on_worker(self, frames: list[bytes]) -> None:
-        if self.supervisor.handle_by_identity(frames[0]) is None:
-            return  # output of a worker generation that was replaced: its requests were already answered
-        message = Message.from_frames(frames[1:])
-        stage = self.supervisor.stages.get(message.stage or "")
-        if message.type == "ack":
-            if stage is not None:
-                stage.pending = max(0, stage.pending - 1)
-            return
+    # -- from workers ------------------------------------------------------------------------------------------
+
+    def on_worker(self, handle: WorkerHandle, message: Message) -> None:
         request = self.requests.get(message.id)
-        if request is None or stage is None:
-            self.late_outputs += 1
+        if request is None:
+            if self.on_unowned is not None and not self.requests.ended(message.id):
+                self.on_unowned(handle, message)
+            else:
+                self.counters["late_outputs"] += 1
             return
-        if message.type == "error":
-            stage.last_error = message.data.get("message")
-        hop = request.route.index(stage.config.name)
-        if message.type != "error" and hop + 1 < len(request.route):
-            self._forward(self.supervisor.stages[request.route[hop + 1]], message)
+        stage = message.stage if message.stage in request.route else None
+        if message.type == "error" and message.final:
+            if stage is not None:
+                self.supervisor.stages[stage].last_error = message.data.get("message")
+            self.finish(message.id, message)  # an error from any hop (no_stage included) ends the request
+            self._cancel(request)
+            return
+        if stage is None:
+            self.counters["late_outputs"] += 1
+            return
+        hop = request.route.index(stage)
+        if hop + 1 < len(request.route):
+            self._forward(request, request.route[hop + 1], message)
             return
         if self._is_news(request, message):
             self.publish("transcript", message)
@@ -180,7 +243,8 @@ class Broker:
         return not (request.type == "stream" and message.final)
 
     def finish(self, request_id: str, message: Message) -> None:
-        request = self.requests.pop(request_id, None)
+        """The one final reply of a request."""
+        request = self.requests.close(request_id)
         if request is None:
             return
         if message.type == "error":
@@ -188,28 +252,24 @@ class Broker:
         self.reply(request.client, replace(message, stage=None, final=True))
 
     def expire(self, now: float) -> None:
-        for request in [r for r in self.requests.values() if now > r.deadline_at]:
-            waited_s = now - request.accepted_at
-            self.finish(request.id, Message("error", id=request.id, data={
-                "code": "deadline_exceeded", "message": f"no result within the deadline ({waited_s:.1f} s)"}))
+        for request, code, text in self.requests.overdue(now):
+            self.finish(request.id, Message("error", id=request.id, data={"code": code, "message": text}))
             self._cancel(request)
 
     def _cancel(self, request: Request) -> None:
-        for name in request.route:
-            handle = self.supervisor.worker_of(name)
-            self.supervisor.send_control(handle, Message("cancel", data={"request_id": request.id}))
+        self.supervisor.cancel(request.id, request.route)
 
     def worker_lost(self, handle: WorkerHandle, reason: str) -> None:
         names = {s.config.name for s in handle.stages}
-        for stage in handle.stages:
-            stage.pending = 0
-        for request in [r for r in self.requests.values() if names & set(r.route)]:
-            text = f"worker {handle.name!r} stopped while handling this request ({reason}); it is being restarted"
-            self.finish(request.id, Message("error", id=request.id, data={"code": "worker_lost", "message": text}))
+        text = f"worker {handle.name!r} stopped while handling this request ({reason}); it is being restarted"
+        self.abort(names, "worker_lost", text)
 
-    def abort_all(self, code: str, text: str) -> None:
-        for request_id in list(self.requests):
-            self.finish(request_id, Message("error", id=request_id, data={"code": code, "message": text}))
+    def abort(self, stages: set[str] | None, code: str, text: str) -> None:
+        """End every open request (through `stages`, when given) with an error."""
+        for request in list(self.requests.open.values()):
+            if stages is None or stages & set(request.route):
+                self.finish(request.id, Message("error", id=request.id, data={"code": code, "message": text}))
+                self._cancel(request)
 
 
 def _no_route_text(kind: str, config: Config) -> str:

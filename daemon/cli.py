@@ -14,6 +14,7 @@ from tcccd import config as cfg
 from tcccd import status as status_mod
 from tcccd.client import Client, DaemonNotRunning, RequestFailed
 from tcccd.protocol import ProtocolError
+from tcccd.telemetry import commands as telemetry_commands
 
 SYSTEM_CONFIG = Path("/etc/tcccd/tcccd.yaml")
 
@@ -36,10 +37,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from tcccd import logs
     from tcccd.daemon import Daemon
+    from tcccd.security import InsecureBind
 
     config = cfg.load(_config_path(args))
     logs.configure(config.daemon.log_level, config.daemon.log_format)
-    daemon = Daemon(config, _config_path(args))
+    try:
+        daemon = Daemon(config, _config_path(args))
+    except InsecureBind as exc:
+        print(f"tcccd: {exc}", file=sys.stderr)
+        return 2
     try:
         return daemon.run()
     except zmq.ZMQError as exc:
@@ -136,6 +142,17 @@ def cmd_config_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_keys_generate(args: argparse.Namespace) -> int:
+    from tcccd.security import generate
+
+    paths = generate(Path(args.dir), args.client)
+    print(f"server key pair: {paths['server_secret']} (daemon.curve_secret_key_file; keep it secret)\n"
+          f"authorised clients: {paths['authorized_dir']} (daemon.curve_authorized_dir; add client *.key files)\n"
+          f"client: give it {paths['client_secret']} and {paths['server_public']} "
+          f"(TCCCD_CURVE_CLIENT_KEY, TCCCD_CURVE_SERVER_KEY)")
+    return 0
+
+
 def cmd_models_convert(args: argparse.Namespace) -> int:
     from tcccd.plugins.whisper import convert
 
@@ -174,8 +191,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("action", nargs="?", choices=["get", "set"], default="get")
     r.add_argument("name", nargs="?")
     command("plugins", "list installed plugins", cmd_plugins)
+    telemetry_commands.register(sub, command, lambda args: cfg.load(_config_path(args)))
     config_tools = sub.add_parser("config", help="config tools").add_subparsers(dest="config_command", required=True)
     command("check", "validate a config file without starting", cmd_config_check, config_tools).add_argument("file")
+    key_tools = sub.add_parser("keys", help="CurveZMQ keys for remote access").add_subparsers(
+        dest="keys_command", required=True)
+    gen = command("generate", "write a server key pair and one authorised client key pair into DIR",
+                  cmd_keys_generate, key_tools)
+    gen.add_argument("dir")
+    gen.add_argument("--client", default="client", help="name of the client key pair (default: client)")
     model_tools = sub.add_parser("models", help="model tools").add_subparsers(dest="models_command", required=True)
     conv = command("convert", "convert a CTranslate2 Whisper directory to an openai-whisper .pt", cmd_models_convert,
                    model_tools)

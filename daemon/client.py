@@ -7,13 +7,16 @@ describes; a client in another language does the same with any ZeroMQ library.
 from __future__ import annotations
 
 import collections
+import os
 import socket
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import zmq
+import zmq.auth
 
 from tcccd.protocol import AudioFormat, Message, new_id
 
@@ -22,6 +25,35 @@ REPLY_GRACE_S = 2.0
 
 class DaemonNotRunning(ConnectionError):
     pass
+
+
+@dataclass(frozen=True)
+class CurveKeys:
+    """What a client needs for a daemon that requires CurveZMQ: its own key pair and the server's public key."""
+
+    client_public: bytes
+    client_secret: bytes
+    server_public: bytes
+
+    @classmethod
+    def from_files(cls, client_secret_file: str | Path, server_public_file: str | Path) -> CurveKeys:
+        """zmq.auth certificate files, as `tcccd keys generate` writes them."""
+        public, secret = zmq.auth.load_certificate(str(client_secret_file))
+        if secret is None:
+            raise ValueError(f"{client_secret_file} holds no secret key: give the client's .key_secret file")
+        server_public, _ = zmq.auth.load_certificate(str(server_public_file))
+        return cls(public, secret, server_public)
+
+    @classmethod
+    def from_env(cls) -> CurveKeys | None:
+        """Keys named by TCCCD_CURVE_CLIENT_KEY and TCCCD_CURVE_SERVER_KEY, or None when they are not set."""
+        client, server = os.environ.get("TCCCD_CURVE_CLIENT_KEY"), os.environ.get("TCCCD_CURVE_SERVER_KEY")
+        return cls.from_files(client, server) if client and server else None
+
+    def apply(self, sock: zmq.Socket) -> None:
+        sock.curve_publickey = self.client_public
+        sock.curve_secretkey = self.client_secret
+        sock.curve_serverkey = self.server_public
 
 
 class RequestFailed(RuntimeError):
@@ -72,14 +104,19 @@ def wait_until_healthy(endpoint: str, timeout_s: float = 120.0, request_timeout_
 
 
 class Client:
-    def __init__(self, endpoint: str = "tcp://127.0.0.1:7781", timeout_s: float = 120.0, check: bool = True) -> None:
+    def __init__(self, endpoint: str = "tcp://127.0.0.1:7781", timeout_s: float = 120.0, check: bool = True,
+                 curve: CurveKeys | None = None) -> None:
+        """`curve`: keys for a daemon that requires CurveZMQ; by default from TCCCD_CURVE_* when set."""
         if check:
             check_listening(endpoint)
         self.endpoint = endpoint
         self.timeout_s = timeout_s
+        self.curve = curve or CurveKeys.from_env()
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
+        if self.curve is not None:
+            self.curve.apply(self.sock)
         self.sock.connect(endpoint)
         self._mailbox: dict[str, collections.deque[Message]] = {}
 
@@ -172,6 +209,10 @@ class Client:
         self.send(Message("speak.tokens", id=request_id, seq=seq + 1, final=True, deadline_s=deadline_s))
         return self.replies(request_id, (deadline_s or self.timeout_s) + REPLY_GRACE_S)
 
+    def cancel(self, request_id: str) -> None:
+        """End an open request (a stream the user stopped); its one final reply is a `cancelled` error."""
+        self.sock.send_multipart(Message("cancel", id=request_id, final=True).to_frames())
+
     def status(self) -> dict[str, Any]:
         return self.call("status").data
 
@@ -183,7 +224,7 @@ class Client:
 
     def subscribe(self, topics: Iterable[str] = ("transcript", "profile", "alert"),
                   events_endpoint: str | None = None) -> Subscription:
-        return Subscription(self.ctx, events_endpoint or self.status()["endpoints"]["events"], topics)
+        return Subscription(self.ctx, events_endpoint or self.status()["endpoints"]["events"], topics, self.curve)
 
 
 class AudioStream:
@@ -221,9 +262,11 @@ class AudioStream:
 
 
 class Subscription:
-    def __init__(self, ctx: zmq.Context, endpoint: str, topics: Iterable[str]) -> None:
+    def __init__(self, ctx: zmq.Context, endpoint: str, topics: Iterable[str], curve: CurveKeys | None = None) -> None:
         self.sock = ctx.socket(zmq.SUB)
         self.sock.setsockopt(zmq.LINGER, 0)
+        if curve is not None:
+            curve.apply(self.sock)
         for topic in topics:
             self.sock.setsockopt(zmq.SUBSCRIBE, topic.encode())
         self.sock.connect(endpoint)

@@ -41,6 +41,8 @@ class RestartPolicy(Strict):
     window_s: float = Field(300.0, gt=0)
     backoff_initial_s: float = Field(0.5, gt=0)
     backoff_max_s: float = Field(30.0, gt=0)
+    failed_retry_initial_s: float = Field(30.0, gt=0, description="first retry after the budget is spent")
+    failed_retry_max_s: float = Field(600.0, gt=0, description="cap of the doubling retry of a failed stage")
 
 
 class StageConfig(Strict):
@@ -56,6 +58,9 @@ class StageConfig(Strict):
     # frozen worker before systemd would restart the whole daemon.
     hang_timeout_s: float = Field(15.0, gt=0, description="frozen or past-deadline time before a worker is killed")
     restart: RestartPolicy = Field(default_factory=RestartPolicy)
+    threads: int | None = Field(None, ge=1, le=64, description="compute threads of this stage's worker (torch, "
+                                "ONNX Runtime, OpenMP); default: the cores shared out among the workers")
+    cpus: list[int] | None = Field(None, min_length=1, description="pin this stage's worker to these CPU numbers")
 
     @property
     def worker_name(self) -> str:
@@ -86,6 +91,14 @@ class DaemonSection(Strict):
     default_deadline_s: float = Field(120.0, gt=0)
     drain_timeout_s: float = Field(10.0, gt=0)
     max_request_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+    stream_idle_timeout_s: float = Field(30.0, gt=0, description="a stream with no chunk this long is ended")
+    max_open_requests: int = Field(256, ge=1, description="open requests of all clients before 'busy'")
+    max_open_requests_per_client: int = Field(64, ge=1)
+    max_open_streams: int = Field(16, ge=1, description="open multi-message requests (live streams) in total")
+    max_open_streams_per_client: int = Field(4, ge=1)
+    curve_secret_key_file: Path | None = Field(None, description="server key pair (`tcccd keys generate`); "
+                                               "required to bind a non-loopback endpoint")
+    curve_authorized_dir: Path | None = Field(None, description="public keys (*.key) of the clients let in")
     host_root: Path | None = Field(None, description="where the host's / is for reading proc and sys (tests, "
                                                      "containers); $TCCCD_HOST_ROOT wins; default /")
     memory: MemorySettings = Field(default_factory=MemorySettings, description="the memory budget and its capper")

@@ -4,33 +4,46 @@ Signal handlers do nothing but wake the poller (set_wakeup_fd), and the loop
 reads the signal numbers like any other input, as gunicorn's arbiter does. The
 loop serves worker control first, then worker output, then clients, so a
 heartbeat never waits behind audio and replies go out before new work comes in.
+
+What the loop drives lives elsewhere: routing in tcccd.broker, processes in
+tcccd.supervisor, local requests in tcccd.local_requests, profile switches in
+tcccd.profile_switch, systemd in tcccd.systemd_policy, CurveZMQ in tcccd.security.
+
+Seams for policies inside the daemon: `every(interval_s, hook)` runs a hook
+from the loop at most every `interval_s` (0: every tick, ~50 ms). A telemetry
+policy (issue 12) registers a periodic hook and calls `self.profiles.switch`;
+a memory capper (issue 13) registers a per-tick hook and reads
+`self.supervisor`. Hooks run on the loop's thread: they must return quickly,
+and an exception in one is logged and does not stop the loop.
 """
 
 from __future__ import annotations
 
-import collections
 import os
 import signal
 import socket
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import psutil
 import structlog
 import zmq
 
 from tcccd import __version__, status
 from tcccd import config as cfg
 from tcccd.broker import Broker
+from tcccd.local_requests import LocalRequests
 from tcccd.notify import Notifier
+from tcccd.profile_switch import ProfileSwitcher
 from tcccd.protocol import Message
-from tcccd.supervisor import Supervisor, WorkerHandle
+from tcccd.security import Security
+from tcccd.supervisor import Supervisor
+from tcccd.systemd_policy import SystemdPolicy
+from tcccd.worker_handle import WorkerHandle
 
-LOCAL_TYPES = ("status", "ping", "profile.get", "profile.set")
 TICK_S = 0.05
-WATCHDOG_GRACE_HEARTBEATS = 5
-EXTEND_EVERY_S = 20.0
+CLIENT_MESSAGES_PER_TICK = 256
 
 
 class Daemon:
@@ -38,43 +51,53 @@ class Daemon:
         self.config = config
         self.config_path = config_path
         self.log = structlog.get_logger()
-        self.notifier = Notifier()
+        self.security = Security(config.daemon)
         self.ctx = zmq.Context()
-        self.errors: collections.deque[dict[str, Any]] = collections.deque(maxlen=20)
-        self.started_at = time.time()
-        self.profile = {"name": config.profile, "reason": "set in the config", "since": time.time()}
         self.draining_until: float | None = None
-        self.announced_ready = False
-        self.last_watchdog_at = 0.0
-        self.last_extend_at = 0.0
-        self.supervisor = Supervisor(config, *self._stage_params(config, config.profile), self.on_worker_lost)
-        self.broker = Broker(config, self.supervisor, self.publish, self.note_error)
+        self._hooks: list[list[Any]] = []  # [interval_s, last_run_at, hook]
+        self.supervisor = Supervisor(config, _stage_params(config, config.profile), config.profile,
+                                     self.on_worker_lost)
+        self.profiles = ProfileSwitcher(config, self.supervisor, lambda info: self.publish(
+            "profile", Message("profile", data=info)))
+        self.broker = Broker(config, self.supervisor, self.publish, self.note_error, self.answer_local)
+        self.local = LocalRequests(lambda: self.config, self.supervisor, self.profiles, self.broker.requests,
+                                   self.broker.counters, lambda: self.draining_until is not None)
+        self.systemd = SystemdPolicy(Notifier(), self.supervisor, lambda: self.config.daemon.heartbeat_interval_s,
+                                     lambda: status.summary_line(self.local.report()))
 
-    @staticmethod
-    def _stage_params(config: cfg.Config, profile_name: str) -> tuple[dict[str, dict[str, Any]], str]:
-        profile = cfg.load_profile(config, profile_name)
-        return {s.name: cfg.stage_params(config, s, profile) for s in config.enabled_stages}, profile_name
+    def every(self, interval_s: float, hook: Callable[[float], None]) -> None:
+        """Run `hook(now_monotonic)` from the main loop at most every `interval_s` seconds (0: every tick)."""
+        self._hooks.append([interval_s, float("-inf"), hook])
+
+    def answer_local(self, message: Message, respond: Callable[[Message], None]) -> None:
+        self.local.answer(message, respond)
 
     def note_error(self, request_id: str, text: str) -> None:
-        self.errors.append({"ts": time.time(), "request_id": request_id, "message": text})
+        self.local.note_error(request_id, text)
 
     def on_worker_lost(self, handle: WorkerHandle, reason: str) -> None:
         self.note_error("-", f"worker {handle.name}: {reason}")
         self.publish("alert", Message("alert", data={"worker": handle.name, "message": reason}))
         self.broker.worker_lost(handle, reason)
+        self.profiles.worker_lost(handle)
 
     def publish(self, topic: str, message: Message) -> None:
-        self.events.send_multipart([topic.encode(), *message.to_frames()])
+        try:
+            self.events.send_multipart([topic.encode(), *message.to_frames()], zmq.NOBLOCK)
+        except zmq.ZMQError as exc:
+            self.log.warning("event not published", topic=topic, error=str(exc))
 
     def bind(self) -> None:
         d = self.config.daemon
         for path in (d.runtime_dir, d.state_dir, d.cache_dir):
             path.mkdir(parents=True, exist_ok=True)
         d.runtime_dir.chmod(0o700)
+        self.security.start(self.ctx)
         self.events = self.ctx.socket(zmq.PUB)
         self.events.setsockopt(zmq.LINGER, 0)
+        self.security.secure(self.events)
         self.events.bind(d.events_endpoint)
-        self.broker.bind(self.ctx)
+        self.broker.bind(self.ctx, self.security.secure)
         self.supervisor.bind(self.ctx)
 
     def install_signals(self) -> socket.socket:
@@ -88,12 +111,12 @@ class Daemon:
         return reader
 
     def run(self) -> int:
-        structlog.contextvars.bind_contextvars(profile=self.profile["name"])
+        structlog.contextvars.bind_contextvars(profile=self.profiles.current["name"])
         self.bind()
         wakeup = self.install_signals()
         self.supervisor.start_all()
         self.log.info("tcccd started", version=__version__, pid=os.getpid(),
-                      client_endpoint=self.config.daemon.client_endpoint)
+                      client_endpoint=self.config.daemon.client_endpoint, curve=self.security.enabled)
         poller = zmq.Poller()
         sup = self.supervisor
         for sock in (wakeup, sup.heartbeat, sup.control, sup.data, self.broker.clients):
@@ -106,7 +129,9 @@ class Daemon:
             now = time.monotonic()
             self.supervisor.tick(now)
             self.broker.expire(now)
-            self.tell_systemd(now)
+            self.profiles.tick(now)
+            self.systemd.tick(now)
+            self.run_hooks(now)
             if self.draining_until is not None and (not self.broker.requests or now > self.draining_until):
                 break
         return self.shutdown()
@@ -117,21 +142,28 @@ class Daemon:
         while sup.heartbeat.poll(0):
             sup.on_heartbeat(sup.heartbeat.recv_multipart())
         while sup.control.poll(0):
-            sup.on_control(sup.control.recv_multipart())
+            unhandled = sup.on_control(sup.control.recv_multipart())
+            if unhandled is not None and unhandled[1].type == "profile_applied":
+                self.profiles.on_applied(*unhandled)
         while sup.data.poll(0):
-            broker.on_worker(sup.data.recv_multipart())
-        for _ in range(256):
+            output = sup.on_worker_output(sup.data.recv_multipart())
+            if output is not None:
+                broker.on_worker(*output)
+        for _ in range(CLIENT_MESSAGES_PER_TICK):
             if not broker.clients.poll(0):
                 break
-            frames = broker.clients.recv_multipart()
-            message = broker.parse_client(frames)
-            if message is None:
-                continue
-            with structlog.contextvars.bound_contextvars(request_id=message.id):
-                if message.type in LOCAL_TYPES:
-                    broker.reply(frames[0], self.answer_local(message))
-                else:
-                    broker.on_client(frames[0], message)
+            broker.on_client_frames(broker.clients.recv_multipart())
+
+    def run_hooks(self, now: float) -> None:
+        for entry in self._hooks:
+            interval_s, last_at, hook = entry
+            if now - last_at >= interval_s:
+                entry[1] = now
+                try:
+                    hook(now)
+                except Exception:  # noqa: BLE001 - a policy's bug must not stop the daemon
+                    self.log.error("daemon hook failed", hook=getattr(hook, "__qualname__", repr(hook)),
+                                   exc_info=True)
 
     def on_signals(self, raw: bytes) -> bool:
         """Act on the signals that arrived; True when the loop must end now."""
@@ -147,114 +179,41 @@ class Daemon:
     def start_drain(self) -> None:
         timeout_s = self.config.daemon.drain_timeout_s
         self.log.info("draining", in_flight=len(self.broker.requests), timeout_s=timeout_s)
-        self.notifier.stopping()
+        self.systemd.stopping()
         self.broker.accepting = False
         self.draining_until = time.monotonic() + timeout_s
 
     def shutdown(self) -> int:
-        self.notifier.stopping()
-        self.broker.abort_all("shutting_down", "tcccd stopped before this request finished")
+        self.systemd.stopping()
+        self.broker.abort(None, "shutting_down", "tcccd stopped before this request finished")
         self.supervisor.stop_all(timeout_s=5.0)
         signal.set_wakeup_fd(-1)
+        self.security.stop()
         self.ctx.destroy(linger=200)
         self.log.info("tcccd stopped")
         return 0
 
     def reload(self) -> None:
-        """SIGHUP: take a new config if it is valid; otherwise keep running on the old one."""
-        self.notifier.reloading()
+        """SIGHUP: take a new config if it is valid; only stages whose config changed are restarted."""
+        self.systemd.reloading()
         try:
             new = cfg.load(self.config_path)
         except cfg.ConfigError as exc:
             self.log.error("reload refused: the new config is invalid; the running one stays", error=str(exc))
             self.note_error("-", f"reload refused: {exc}")
-            self.notifier.ready_after_reload(status.summary_line(self.report()))
+            self.systemd.reload_refused()
             return
         if new.daemon != self.config.daemon:
             self.log.warning("daemon section changed: endpoints and directories take effect at the next restart")
             new = new.model_copy(update={"daemon": self.config.daemon})
-        self.broker.abort_all("reloading", "tcccd reloaded its config while this request was running")
         self.config = self.broker.config = new
-        self.supervisor.reconfigure(new, *self._stage_params(new, new.profile))
-        self.profile = {"name": new.profile, "reason": "set in the config (reloaded)", "since": time.time()}
-        self.announced_ready = False
-        self.log.info("config reloaded", profile=new.profile)
+        changed = self.supervisor.reconfigure(new, _stage_params(new, new.profile), new.profile)
+        self.broker.abort(changed, "reloading", "tcccd reloaded a config that changed this request's stages")
+        self.profiles.reset(new, "set in the config (reloaded)")
+        self.systemd.reloaded()
+        self.log.info("config reloaded", profile=new.profile, restarted_stages=sorted(changed))
 
-    def tell_systemd(self, now: float) -> None:
-        if not self.announced_ready and self.supervisor.settled():
-            self.announced_ready = True
-            self.notifier.ready(status.summary_line(self.report()))
-        elif not self.announced_ready and now - self.last_extend_at >= EXTEND_EVERY_S:
-            # A first-boot model export or engine build is still running: it is bounded by the stages'
-            # start_timeout_s, so systemd's start timeout must not cut it short.
-            self.last_extend_at = now
-            self.notifier.extend_timeout(3 * EXTEND_EVERY_S)
-        interval_s = self.notifier.watchdog_interval_s
-        if interval_s and now - self.last_watchdog_at >= interval_s:
-            grace_s = WATCHDOG_GRACE_HEARTBEATS * self.config.daemon.heartbeat_interval_s
-            if self.supervisor.heartbeats_healthy(now, grace_s):
-                self.last_watchdog_at = now
-                self.notifier.watchdog()
-            self.notifier.status(status.summary_line(self.report()))
 
-    def answer_local(self, message: Message) -> Message:
-        if message.type == "ping":
-            return message.reply("pong", final=True)
-        if message.type == "status":
-            return message.reply("status", self.report(), final=True)
-        if message.type == "profile.get":
-            return message.reply("profile", self.profile_info(), final=True)
-        return self.set_profile(message)
-
-    def profile_info(self) -> dict[str, Any]:
-        return {**self.profile, "available": cfg.available_profiles(self.config)}
-
-    def set_profile(self, message: Message) -> Message:
-        name = message.data.get("name")
-        if not isinstance(name, str) or not name:
-            return message.error("bad_request", "profile.set needs data.name: the profile to switch to")
-        try:
-            profile = cfg.load_profile(self.config, name)
-        except cfg.ConfigError as exc:
-            return message.error("bad_profile", str(exc))
-        problems = cfg.validate_stages(self.config, profile, name)
-        if problems:
-            return message.error("bad_profile", "; ".join(problems))
-        reason = str(message.data.get("reason") or "set by a client")
-        self.profile = {"name": name, "reason": reason, "since": time.time()}
-        self.supervisor.profile = name
-        for handle in self.supervisor.workers.values():
-            params = {}
-            for stage in handle.stages:
-                stage.params = cfg.stage_params(self.config, stage.config, profile)
-                params[stage.config.name] = stage.params
-            self.supervisor.send_control(handle, Message("profile", data={"profile": name, "params": params}))
-        structlog.contextvars.bind_contextvars(profile=name)
-        self.log.info("profile switched", reason=reason)
-        self.publish("profile", Message("profile", data=self.profile_info()))
-        return message.reply("profile", self.profile_info(), final=True)
-
-    def report(self) -> dict[str, Any]:
-        stages = []
-        for handle in self.supervisor.workers.values():
-            for stage in handle.stages:
-                stages.append({
-                    "name": stage.config.name, "plugin": stage.config.plugin, "worker": handle.name,
-                    "state": status.stage_state(handle.state, stage.health), "pid": handle.info.get("pid"),
-                    "restarts": handle.restarts, "queue_depth": stage.pending, "max_queue": stage.config.max_queue,
-                    "dropped_audio_chunks": stage.dropped_audio_chunks, "busy_rejections": stage.busy_rejections,
-                    "last_error": handle.last_error or stage.last_error or stage.health.get("last_error"),
-                    "latency": stage.health.get("latency", {}), "rss_bytes": handle.info.get("rss_bytes"),
-                    "peak_rss_bytes": handle.info.get("peak_rss_bytes"), "plugin_health": stage.health,
-                })
-        daemon_rss = psutil.Process().memory_info().rss
-        worker_rss = sum(h.info.get("rss_bytes") or 0 for h in self.supervisor.workers.values() if h.alive)
-        report = {
-            "version": __version__, "pid": os.getpid(), "uptime_s": time.time() - self.started_at,
-            "profile": self.profile, "stages": stages, "requests_in_flight": len(self.broker.requests),
-            "memory": {"daemon_rss_bytes": daemon_rss, "total_rss_bytes": daemon_rss + worker_rss},
-            "endpoints": {"client": self.config.daemon.client_endpoint, "events": self.config.daemon.events_endpoint},
-            "last_errors": list(self.errors),
-        }
-        report["state"] = status.overall_state([s["state"] for s in stages], self.draining_until is not None)
-        return report
+def _stage_params(config: cfg.Config, profile_name: str) -> dict[str, dict[str, Any]]:
+    profile = cfg.load_profile(config, profile_name)
+    return {s.name: cfg.stage_params(config, s, profile) for s in config.enabled_stages}

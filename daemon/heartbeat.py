@@ -5,7 +5,8 @@ minutes; that is work, not a hang. As in jupyter_client, heartbeats therefore
 travel on their own socket, answered by their own thread, so a pong proves the
 process is alive. Each pong also says what the main thread is busy with and how
 far past its request's deadline it is, which is how the supervisor tells a long
-job from a stuck one.
+job from a stuck one. The same socket brings `cancel`: the thread hands it to
+the worker at once, while the main thread is still inside the plugin.
 """
 
 from __future__ import annotations
@@ -37,16 +38,18 @@ class Busy:
 
 
 class HeartbeatThread(threading.Thread):
-    """Answers `ping` with `pong` + the latest health snapshot + the current Busy, until stopped."""
+    """Answers `ping` with `pong` + the latest health snapshot + the current Busy; passes on `cancel`."""
 
     def __init__(self, ctx: zmq.Context, endpoint: str, identity: bytes,
-                 snapshot: Callable[[], dict[str, Any]], busy: Callable[[], Busy | None]) -> None:
+                 snapshot: Callable[[], dict[str, Any]], busy: Callable[[], Busy | None],
+                 on_cancel: Callable[[str], None]) -> None:
         super().__init__(name="heartbeat", daemon=True)
         self.ctx = ctx
         self.endpoint = endpoint
         self.identity = identity
         self.snapshot = snapshot
         self.busy = busy
+        self.on_cancel = on_cancel
         self.stopped = threading.Event()
 
     def run(self) -> None:
@@ -57,8 +60,11 @@ class HeartbeatThread(threading.Thread):
         try:
             while not self.stopped.is_set():
                 if sock.poll(200):
-                    ping = Message.from_frames(sock.recv_multipart())
-                    sock.send_multipart(self.pong(ping).to_frames())
+                    message = Message.from_frames(sock.recv_multipart())
+                    if message.type == "cancel":
+                        self.on_cancel(str(message.data.get("request_id", "")))
+                    else:
+                        sock.send_multipart(self.pong(message).to_frames())
         except zmq.ContextTerminated:
             return  # the worker is exiting
         finally:

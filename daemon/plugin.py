@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import os
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -36,15 +37,53 @@ class PluginError(Exception):
         self.code = code
 
 
+class RequestCancelled(PluginError):
+    """Raised by PluginContext.check_cancelled: stop computing, nobody waits for this result any more."""
+
+
+class CancelScope:
+    """One request's cancellation, readable from the thread that computes it.
+
+    The worker's main thread is inside `plugin.process` while a request runs, so the cancel arrives on the
+    heartbeat thread, which sets the event; the deadline needs no message at all.
+    """
+
+    def __init__(self, request_id: str, deadline_at: float | None) -> None:
+        self.request_id = request_id
+        self.deadline_at = deadline_at
+        self.reason = ""
+        self._event = threading.Event()
+
+    def cancel(self, reason: str) -> None:
+        self.reason = reason
+        self._event.set()
+
+    def check(self) -> None:
+        if self._event.is_set():
+            raise RequestCancelled(f"request {self.request_id} was cancelled: {self.reason}", code="cancelled")
+        if self.deadline_at is not None and time.monotonic() > self.deadline_at:
+            raise RequestCancelled(f"request {self.request_id} passed its deadline", code="deadline_exceeded")
+
+
 @dataclass
 class PluginContext:
-    """What the daemon gives a plugin: where to keep files and how to log."""
+    """What the daemon gives a plugin: where to keep files, how to log, and whether to go on computing."""
 
     stage: str
     cache_dir: Path
     state_dir: Path
     profile: str = "field"
     log: Any = field(default_factory=structlog.get_logger)
+    scope: CancelScope | None = None
+
+    def check_cancelled(self) -> None:
+        """Raise RequestCancelled when the request being processed was cancelled or is past its deadline.
+
+        Call it between units of work (a decoder step, a window, a block): the worker then stops a request
+        nobody waits for instead of being killed as hung. Cheap enough to call often (no system call).
+        """
+        if self.scope is not None:
+            self.scope.check()
 
 
 class LatencyWindow:
@@ -114,7 +153,14 @@ class Plugin:
 
 
 def cpu_threads() -> int:
-    """Threads a compute-bound plugin should use: the cores this process may run on."""
+    """Threads a compute-bound plugin should use.
+
+    The supervisor sets TCCCD_THREADS for each worker (a stage's `threads`, or the cores shared out among the
+    workers), so two busy stages do not each spin a pool the size of the box; without it, this process's cores.
+    """
+    configured = os.environ.get("TCCCD_THREADS", "")
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:

@@ -4,23 +4,74 @@ A message is two ZeroMQ frames: a UTF-8 JSON header and an optional binary
 payload (PCM, WAV bytes). Every socket in tcccd (client, worker data, worker
 control, events) carries this envelope, so a client in any language needs only
 a JSON library and ZeroMQ. docs/protocol.md is the normative description.
+
+The header is validated here, at the edge, by one pydantic model (`Envelope`):
+limits on size and nesting are checked before JSON is parsed into objects, so
+nothing a peer sends can raise anything but `ProtocolError`. The per-type
+checks of `data` live in tcccd.messages.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
+
+from tcccd.config_errors import format_validation_error
 
 PROTOCOL_VERSION = 1
-
 ENCODINGS = ("pcm_s16le", "pcm_f32le", "wav")
+MAX_HEADER_BYTES = 64 * 1024
+MAX_NESTING = 16
+ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,128}$"
+TYPE_PATTERN = r"^[a-z][a-z0-9_.-]{0,63}$"
+MAX_DEADLINE_S = 24 * 3600.0
+
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False, strict=True)]
 
 
 class ProtocolError(ValueError):
-    """A peer sent something that is not a valid tcccd message."""
+    """A peer sent something that is not a valid tcccd message.
+
+    `request_id` is the header's id when it could be read as a valid id, so the
+    error can be answered under it; None when it could not (then the message is
+    dropped and counted).
+    """
+
+    def __init__(self, text: str, request_id: str | None = None) -> None:
+        super().__init__(text)
+        self.request_id = request_id
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AudioModel(_Strict):
+    encoding: Literal["pcm_s16le", "pcm_f32le", "wav"] = "pcm_s16le"
+    sample_rate_hz: StrictInt = Field(16000, ge=1000, le=384000)
+    channels: StrictInt = Field(1, ge=1, le=32)
+
+
+class Envelope(_Strict):
+    """The header every message carries; unknown keys are refused so a typo is not silently ignored."""
+
+    v: Literal[1]
+    type: str = Field(pattern=TYPE_PATTERN)
+    id: str = Field(pattern=ID_PATTERN)
+    seq: StrictInt = Field(0, ge=0, le=2**53)
+    ts: FiniteFloat | None = None
+    final: StrictBool = False
+    deadline_s: FiniteFloat | None = Field(None, gt=0, le=MAX_DEADLINE_S)
+    stream: str | None = Field(None, max_length=128)
+    stage: str | None = Field(None, pattern=TYPE_PATTERN)
+    audio: AudioModel | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -36,20 +87,11 @@ class AudioFormat:
 
     @classmethod
     def from_dict(cls, data: Any) -> AudioFormat:
-        if not isinstance(data, dict):
-            raise ProtocolError(f"audio: expected an object, got {data!r}")
-        fmt = cls(
-            encoding=data.get("encoding", "pcm_s16le"),
-            sample_rate_hz=data.get("sample_rate_hz", 16000),
-            channels=data.get("channels", 1),
-        )
-        if fmt.encoding not in ENCODINGS:
-            raise ProtocolError(f"audio.encoding: expected one of {', '.join(ENCODINGS)}, got {fmt.encoding!r}")
-        if not isinstance(fmt.sample_rate_hz, int) or not 1000 <= fmt.sample_rate_hz <= 384000:
-            raise ProtocolError(f"audio.sample_rate_hz: expected an integer 1000..384000, got {fmt.sample_rate_hz!r}")
-        if not isinstance(fmt.channels, int) or not 1 <= fmt.channels <= 32:
-            raise ProtocolError(f"audio.channels: expected an integer 1..32, got {fmt.channels!r}")
-        return fmt
+        try:
+            model = AudioModel.model_validate(data)
+        except ValidationError as exc:
+            raise ProtocolError("; ".join(format_validation_error(AudioModel, exc, "audio"))) from None
+        return cls(model.encoding, model.sample_rate_hz, model.channels)
 
     @property
     def bytes_per_frame(self) -> int:
@@ -99,41 +141,78 @@ class Message:
         return head
 
     def to_frames(self) -> list[bytes]:
-        frames = [json.dumps(self.header(), separators=(",", ":")).encode()]
+        frames = [json.dumps(self.header(), separators=(",", ":"), allow_nan=False).encode()]
         if self.payload is not None:
             frames.append(self.payload)
         return frames
 
     @classmethod
     def from_frames(cls, frames: list[bytes] | list[Any]) -> Message:
+        """The message in `frames`; any fault raises ProtocolError and nothing else."""
         if not 1 <= len(frames) <= 2:
             raise ProtocolError(f"expected 1 or 2 frames (JSON header, optional payload), got {len(frames)}")
-        head = _parse_header(bytes(frames[0]))
-        payload = bytes(frames[1]) if len(frames) == 2 else None
-        audio = AudioFormat.from_dict(head["audio"]) if "audio" in head else None
+        raw = _parse_json(bytes(frames[0]))
+        try:
+            head = Envelope.model_validate(raw)
+        except ValidationError as exc:
+            problems = "; ".join(format_validation_error(Envelope, exc, "header"))
+            raise ProtocolError(problems, readable_id(raw)) from None
+        audio = AudioFormat(**head.audio.model_dump()) if head.audio is not None else None
         return cls(
-            type=head["type"], id=head["id"], data=head.get("data") or {}, payload=payload, audio=audio,
-            stream=head.get("stream"), seq=int(head.get("seq", 0)), final=bool(head.get("final", False)),
-            ts=float(head.get("ts", time.time())), deadline_s=head.get("deadline_s"), stage=head.get("stage"),
+            type=head.type, id=head.id, data=head.data, payload=bytes(frames[1]) if len(frames) == 2 else None,
+            audio=audio, stream=head.stream, seq=head.seq, final=head.final,
+            ts=time.time() if head.ts is None else head.ts, deadline_s=head.deadline_s, stage=head.stage,
         )
 
 
-def _parse_header(raw: bytes) -> dict[str, Any]:
+def readable_id(raw: Any) -> str | None:
+    """The header's id when it is a valid id string: an error can then be answered under it."""
+    value = raw.get("id") if isinstance(raw, dict) else None
+    return value if isinstance(value, str) and _ID_RE.fullmatch(value) else None
+
+
+_ID_RE = re.compile(ID_PATTERN)
+
+
+def _parse_json(raw: bytes) -> Any:
+    """The header as JSON objects, after the size and nesting limits (checked on bytes, before parsing)."""
+    if len(raw) > MAX_HEADER_BYTES:
+        raise ProtocolError(f"header: {len(raw)} bytes is over the limit of {MAX_HEADER_BYTES}")
+    depth = _nesting(raw)
+    if depth > MAX_NESTING:
+        raise ProtocolError(f"header: nested {depth} levels deep; at most {MAX_NESTING} are accepted")
     try:
-        head = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        head = json.loads(raw, parse_constant=_refuse_constant)
+    except (UnicodeDecodeError, ValueError) as exc:
         raise ProtocolError(f"header: expected a JSON object, could not parse it ({exc})") from None
     if not isinstance(head, dict):
         raise ProtocolError(f"header: expected a JSON object, got {type(head).__name__}")
-    version = head.get("v")
-    if version != PROTOCOL_VERSION:
-        raise ProtocolError(f"header.v: expected protocol version {PROTOCOL_VERSION}, got {version!r}")
-    for key in ("type", "id"):
-        if not isinstance(head.get(key), str) or not head[key]:
-            raise ProtocolError(f"header.{key}: expected a non-empty string, got {head.get(key)!r}")
-    if "data" in head and not isinstance(head["data"], dict):
-        raise ProtocolError(f"header.data: expected an object, got {head['data']!r}")
-    deadline = head.get("deadline_s")
-    if deadline is not None and (not isinstance(deadline, (int, float)) or deadline <= 0):
-        raise ProtocolError(f"header.deadline_s: expected a number > 0, got {deadline!r}")
     return head
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _nesting(raw: bytes) -> int:
+    """Deepest bracket nesting outside strings: a cheap scan that stops json.loads from recursing deep."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_NESTING:
+                return deepest
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest

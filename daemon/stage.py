@@ -8,6 +8,7 @@ every input that ends a request gets exactly one final reply.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import traceback
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from pydantic import ValidationError
 
 from tcccd import registry
 from tcccd.config_errors import format_validation_error
-from tcccd.plugin import LatencyWindow, Plugin, PluginContext, PluginError, elapsed_ms
+from tcccd.plugin import CancelScope, LatencyWindow, Plugin, PluginContext, PluginError, elapsed_ms
 from tcccd.protocol import Message
 
 STATES = ("starting", "ready", "degraded", "failed", "restarting", "stopped")
@@ -48,10 +49,14 @@ class Stage:
         self.state = "ready"
         self.log.info("stage ready", setup_ms=round(elapsed_ms(t0), 1))
 
-    def handle(self, message: Message) -> Iterator[Message]:
-        """The plugin's outputs for one input, with the stage contract enforced."""
+    def handle(self, message: Message, scope: CancelScope | None = None) -> Iterator[Message]:
+        """The plugin's outputs for one input, with the stage contract enforced.
+
+        `scope` is what the plugin's context.check_cancelled() reads while this input is processed.
+        """
         t0 = time.perf_counter()
         final_sent = False
+        self.plugin.context.scope = scope
         with structlog.contextvars.bound_contextvars(request_id=message.id, stage=self.name):
             try:
                 for out in self.plugin.process(message):
@@ -70,6 +75,8 @@ class Stage:
                 self.log.error("plugin raised", exc_info=True, traceback=traceback.format_exc(limit=8))
                 final_sent = True
                 yield replace(message.error("plugin_error", text), stage=self.name)
+            finally:
+                self.plugin.context.scope = None
             if message.final and not final_sent:
                 text = f"{self.plugin_cls.name} returned no final reply for this request"
                 self._note_error(text)
@@ -77,13 +84,25 @@ class Stage:
         self.latency.add(elapsed_ms(t0))
 
     def apply_profile(self, params: dict[str, Any], profile: str) -> str | None:
-        """Switch parameters; returns an error text instead of raising."""
+        """Switch parameters; returns an error text instead of raising, with the old parameters back in place.
+
+        A plugin may refuse at apply time (a model file the new parameters name is missing): the stage then
+        keeps serving with what it had, and the daemon rolls the switch back everywhere.
+        """
         try:
             validated = self.plugin_cls.validate_params(params)
         except ValidationError as exc:
             return "; ".join(format_validation_error(self.plugin_cls.Params, exc, f"{self.name}.params"))
-        self.plugin.context.profile = profile
-        self.plugin.apply_profile(validated)
+        old_params, old_profile = self.plugin.params, self.plugin.context.profile
+        try:
+            self.plugin.context.profile = profile
+            self.plugin.apply_profile(validated)
+        except Exception as exc:  # noqa: BLE001 - a refused profile must not take the stage down
+            self.log.error("profile refused by the plugin", exc_info=True)
+            self.plugin.context.profile = old_profile
+            with contextlib.suppress(Exception):
+                self.plugin.apply_profile(old_params)
+            return f"{self.name} ({self.plugin_cls.name}) refused profile {profile!r}: {type(exc).__name__}: {exc}"
         return None
 
     def _note_error(self, text: str) -> None:

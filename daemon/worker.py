@@ -3,9 +3,12 @@
 Started by the supervisor as `python -m tcccd.worker SPEC.json`, in a fresh
 interpreter (not a fork), so it imports only what its own plugins need. One
 DEALER socket per role: `data` for requests and their outputs, `control` for
-readiness, profile switches, cancels and shutdown (served first, also between
-the outputs of a long request), and `heartbeat`, answered by its own thread
+readiness, profile switches and shutdown (served first, also between the
+outputs of a long request), and `heartbeat`, answered by its own thread
 (tcccd.heartbeat) so that a long computation is never mistaken for a hang.
+Cancels travel on the heartbeat socket too: its thread marks the running
+request's CancelScope at once, and the main thread, between two outputs or
+when the plugin calls context.check_cancelled(), stops the work.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -27,11 +32,13 @@ import zmq
 
 from tcccd import logs
 from tcccd.heartbeat import Busy, HeartbeatThread
+from tcccd.plugin import CancelScope
 from tcccd.protocol import Message, ProtocolError
 from tcccd.stage import Stage
 
 PR_SET_PDEATHSIG = 1
 SNAPSHOT_MAX_AGE_S = 0.25
+CANCELLED_REMEMBERED = 1024
 
 
 def _die_with_parent() -> None:
@@ -53,8 +60,31 @@ class Worker:
         self.busy: Busy | None = None
         self.snapshot: dict[str, Any] = {"pid": os.getpid()}
         self.snapshot_at = 0.0
+        self.scope: CancelScope | None = None
+        self._cancel_lock = threading.Lock()
+        self._cancelled: OrderedDict[str, bool] = OrderedDict()  # id -> plugin.cancel() already called
         self.heartbeat = HeartbeatThread(self.ctx, spec["heartbeat_endpoint"], self.identity,
-                                         lambda: self.snapshot, lambda: self.busy)
+                                         lambda: self.snapshot, lambda: self.busy, self.on_cancel)
+
+    def on_cancel(self, request_id: str) -> None:
+        """Heartbeat thread: a request ended early. Mark it; the main thread does the plugin's cleanup."""
+        with self._cancel_lock:
+            self._cancelled.setdefault(request_id, False)
+            while len(self._cancelled) > CANCELLED_REMEMBERED:
+                self._cancelled.popitem(last=False)
+        scope = self.scope
+        if scope is not None and scope.request_id == request_id:
+            scope.cancel("the daemon ended it (deadline, client cancel, idle stream or shutdown)")
+
+    def forget_cancelled(self) -> None:
+        """Main thread: let every stage drop the state of cancelled requests (flat memory for long runs)."""
+        with self._cancel_lock:
+            todo = [rid for rid, done in self._cancelled.items() if not done]
+            for rid in todo:
+                self._cancelled[rid] = True
+        for rid in todo:
+            for stage in self.stages.values():
+                stage.plugin.cancel(rid)
 
     def _connect(self, endpoint: str) -> zmq.Socket:
         sock = self.ctx.socket(zmq.DEALER)
@@ -98,6 +128,7 @@ class Worker:
         poller.register(self.data, zmq.POLLIN)
         while self.running:
             events = dict(poller.poll(1000))
+            self.forget_cancelled()
             if self.control in events:
                 self.drain_control()
             elif self.data in events:
@@ -113,21 +144,29 @@ class Worker:
     def on_control(self, message: Message) -> None:
         if message.type == "profile":
             self.apply_profile(message.data)
-        elif message.type == "cancel":
-            for stage in self.stages.values():
-                stage.plugin.cancel(message.data["request_id"])
         elif message.type == "shutdown":
             self.running = False
 
     def apply_profile(self, data: dict[str, Any]) -> None:
-        structlog.contextvars.bind_contextvars(profile=data["profile"])
-        errors = {}
+        """All of this worker's stages take the profile, or none does (the ones done are put back)."""
+        profile, errors = data["profile"], {}
+        done: list[tuple[str, dict[str, Any], str]] = []
         for name, params in data["params"].items():
-            if name in self.stages:
-                error = self.stages[name].apply_profile(params, data["profile"])
-                if error:
-                    errors[name] = error
-        self.send_control("profile_applied", profile=data["profile"], errors=errors)
+            stage = self.stages.get(name)
+            if stage is None:
+                continue
+            before = (stage.plugin.params.model_dump(), stage.plugin.context.profile)
+            error = stage.apply_profile(params, profile)
+            if error:
+                errors[name] = error
+                break
+            done.append((name, *before))
+        if errors:
+            for name, params, old_profile in reversed(done):
+                self.stages[name].apply_profile(params, old_profile)
+        else:
+            structlog.contextvars.bind_contextvars(profile=profile)
+        self.send_control("profile_applied", profile=profile, txn=data.get("txn"), errors=errors)
 
     def handle_data(self, frames: list[bytes]) -> None:
         try:
@@ -137,23 +176,25 @@ class Worker:
             return
         stage = self.stages.get(message.stage or "")
         if stage is None:
-            self.data.send_multipart(message.error("no_stage", f"stage {message.stage!r} is not in this worker")
-                                     .to_frames())
-        else:
+            error = message.error("no_stage", f"stage {message.stage!r} is not in this worker "
+                                              f"(it hosts {', '.join(self.stages)})")
+            self.data.send_multipart(replace(error, stage=message.stage).to_frames())
+        elif message.id not in self._cancelled:  # the daemon already answered a cancelled request
             now = time.monotonic()
             deadline_at = now + message.deadline_s if message.deadline_s else None
             self.busy = Busy(stage.name, message.id, now, deadline_at)
+            self.scope = CancelScope(message.id, deadline_at)
             try:
-                self.send_outputs(stage, message)
+                self.send_outputs(stage, message, self.scope)
             finally:
-                self.busy = None
+                self.busy = self.scope = None
                 self.refresh_snapshot(SNAPSHOT_MAX_AGE_S)
         self.data.send_multipart(Message("ack", id=message.id, stage=message.stage).to_frames())
 
-    def send_outputs(self, stage: Stage, message: Message) -> None:
+    def send_outputs(self, stage: Stage, message: Message, scope: CancelScope) -> None:
         final_sent = False
         try:
-            for out in stage.handle(message):
+            for out in stage.handle(message, scope):
                 self.data.send_multipart(out.to_frames())
                 final_sent = final_sent or out.final
                 self.drain_control()
@@ -189,6 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     spec = json.loads(Path(argv[0]).read_text())
     _die_with_parent()
+    if spec.get("cpus"):
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, spec["cpus"])
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the daemon decides when workers stop
     logs.configure(spec["log_level"], spec["log_format"], worker=spec["worker"])
     worker = Worker(spec)

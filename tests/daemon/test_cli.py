@@ -64,4 +64,4 @@ def test_profile_get_and_set(start_daemon):
     assert daemon.cli("profile").stdout.startswith("field")
     assert daemon.cli("profile", "set", "emergency").stdout.startswith("emergency")
     refused = daemon.cli("profile", "set", "beach")
-    assert refused.returncode == 1 and "profile 'beach' not found" in refused.stderr
+    assert refused.returncode == 1 and "profile 'beach' is not installed" in refused.stderr

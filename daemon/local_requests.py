@@ -1,0 +1,85 @@
+"""Requests the daemon answers itself: ping, status, profile.get and profile.set.
+
+They never reach a worker. `report()` is also what systemd's STATUS= line and
+`tcccd status` show, so the health report is built here, in one place.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import psutil
+
+from tcccd import __version__, status
+from tcccd.config import Config
+from tcccd.profile_switch import ProfileSwitcher, SwitchResult
+from tcccd.protocol import Message
+from tcccd.requests import RequestTable
+from tcccd.supervisor import Supervisor
+
+Respond = Callable[[Message], None]
+
+
+class LocalRequests:
+    def __init__(self, config: Callable[[], Config], supervisor: Supervisor, switcher: ProfileSwitcher,
+                 requests: RequestTable, counters: dict[str, int], stopping: Callable[[], bool]) -> None:
+        self.config = config
+        self.supervisor = supervisor
+        self.switcher = switcher
+        self.requests = requests
+        self.counters = counters
+        self.stopping = stopping
+        self.errors: collections.deque[dict[str, Any]] = collections.deque(maxlen=20)
+        self.started_at = time.time()
+
+    def note_error(self, request_id: str, text: str) -> None:
+        self.errors.append({"ts": time.time(), "request_id": request_id, "message": text})
+
+    def answer(self, message: Message, respond: Respond) -> None:
+        """Reply to a local request; profile.set replies once every worker has applied (or refused) it."""
+        if message.type == "ping":
+            respond(message.reply("pong", final=True))
+        elif message.type == "status":
+            respond(message.reply("status", self.report(), final=True))
+        elif message.type == "profile.get":
+            respond(message.reply("profile", self.switcher.info(), final=True))
+        else:
+            name, reason = message.data["name"], message.data.get("reason", "set by a client")
+            self.switcher.switch(name, reason, lambda result: respond(_switch_reply(message, result)))
+
+    def report(self) -> dict[str, Any]:
+        stages = []
+        for handle in self.supervisor.workers.values():
+            for stage in handle.stages:
+                stages.append({
+                    "name": stage.config.name, "plugin": stage.config.plugin, "worker": handle.name,
+                    "state": status.stage_state(handle.state, stage.health), "pid": handle.info.get("pid"),
+                    "restarts": handle.restarts, "queue_depth": stage.pending, "max_queue": stage.config.max_queue,
+                    "dropped_audio_chunks": stage.dropped_audio_chunks, "busy_rejections": stage.busy_rejections,
+                    "last_error": handle.last_error or stage.last_error or stage.health.get("last_error"),
+                    "latency": stage.health.get("latency", {}), "rss_bytes": handle.info.get("rss_bytes"),
+                    "peak_rss_bytes": handle.info.get("peak_rss_bytes"), "plugin_health": stage.health,
+                })
+        daemon_rss = psutil.Process().memory_info().rss
+        worker_rss = sum(h.info.get("rss_bytes") or 0 for h in self.supervisor.workers.values() if h.alive)
+        config = self.config()
+        report = {
+            "version": __version__, "pid": os.getpid(), "uptime_s": time.time() - self.started_at,
+            "profile": self.switcher.current, "stages": stages, "requests_in_flight": len(self.requests),
+            "memory": {"daemon_rss_bytes": daemon_rss, "total_rss_bytes": daemon_rss + worker_rss},
+            "endpoints": {"client": config.daemon.client_endpoint, "events": config.daemon.events_endpoint},
+            "counters": {**self.counters, "late_inputs": self.requests.late_inputs},
+            "last_errors": list(self.errors),
+        }
+        report["state"] = status.overall_state([s["state"] for s in stages], self.stopping())
+        return report
+
+
+def _switch_reply(message: Message, result: SwitchResult) -> Message:
+    if result.state == "refused":
+        return message.error(result.code or "bad_profile", result.message)
+    return message.reply("profile", result.profile, final=True)
