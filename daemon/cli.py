@@ -14,6 +14,7 @@ from tcccd import config as cfg
 from tcccd import status as status_mod
 from tcccd.client import Client, DaemonNotRunning, RequestFailed
 from tcccd.protocol import ProtocolError
+from tcccd.telemetry import commands as telemetry_commands
 
 SYSTEM_CONFIG = Path("/etc/tcccd/tcccd.yaml")
 
@@ -190,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("action", nargs="?", choices=["get", "set"], default="get")
     r.add_argument("name", nargs="?")
     command("plugins", "list installed plugins", cmd_plugins)
+    telemetry_commands.register(sub, command, lambda args: cfg.load(_config_path(args)))
     config_tools = sub.add_parser("config", help="config tools").add_subparsers(dest="config_command", required=True)
     command("check", "validate a config file without starting", cmd_config_check, config_tools).add_argument("file")
     key_tools = sub.add_parser("keys", help="CurveZMQ keys for remote access").add_subparsers(

@@ -19,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from tcccd import registry
 from tcccd.config_errors import format_validation_error
 from tcccd.memory.budget import BudgetOverride, MemorySettings
+from tcccd.telemetry.nvpmodel import MODE_NAME
+from tcccd.telemetry.settings import TelemetrySettings
 
 STAGE_NAME = r"^[a-z][a-z0-9_-]{0,31}$"
 
@@ -102,6 +104,8 @@ class DaemonSection(Strict):
     host_root: Path | None = Field(None, description="where the host's / is for reading proc and sys (tests, "
                                                      "containers); $TCCCD_HOST_ROOT wins; default /")
     memory: MemorySettings = Field(default_factory=MemorySettings, description="the memory budget and its capper")
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings,
+                                         description="battery/thermal readings that cap the profile")
 
 
 class Config(Strict):
@@ -161,6 +165,8 @@ class ProfileFile(Strict):
     description: str = ""
     plugins: dict[str, dict[str, Any]] = Field(default_factory=dict, description="plugin name -> parameter overlay")
     memory: BudgetOverride | None = Field(None, description="this profile's memory budget (daemon.memory otherwise)")
+    power_mode: str | None = Field(None, pattern=MODE_NAME.pattern, description="nvpmodel mode by name (15W, "
+                                   "MAXN_SUPER, ...), looked up in /etc/nvpmodel.conf; ignored off a Jetson")
 
 
 def load_profile(config: Config, name: str) -> ProfileFile:
