@@ -47,12 +47,16 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def running_daemon(workdir: Path, pipeline: list[dict[str, Any]], routes: dict[str, list[str]],
-                   start_timeout_s: float = 300.0, **top: Any) -> Iterator[Client]:
-    """`tcccd run` in a subprocess on loopback ports; yields a client once it is healthy, stops it after."""
+                   start_timeout_s: float = 300.0, daemon_extra: dict[str, Any] | None = None,
+                   **top: Any) -> Iterator[Client]:
+    """`tcccd run` in a subprocess on loopback ports; yields a client once it is healthy, stops it after.
+
+    `daemon_extra` is laid over the daemon section (a memory budget, a log level)."""
     config = {
         "daemon": {"client_endpoint": f"tcp://127.0.0.1:{free_port()}",
                    "events_endpoint": f"tcp://127.0.0.1:{free_port()}", "runtime_dir": str(workdir / "run"),
-                   "state_dir": str(workdir / "state"), "cache_dir": str(workdir / "cache"), "log_level": "warning"},
+                   "state_dir": str(workdir / "state"), "cache_dir": str(workdir / "cache"), "log_level": "warning",
+                   **(daemon_extra or {})},
         "pipeline": pipeline,
         "routes": routes,
         **top,

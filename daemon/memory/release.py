@@ -13,12 +13,13 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
-import sys
 from collections.abc import Iterable
 from typing import Any, Protocol
 
 import psutil
 import structlog
+
+from tcccd.memory_tracker import _cuda_torch
 
 
 class Releasable(Protocol):
@@ -32,14 +33,6 @@ def malloc_trim() -> bool:
         return bool(libc.malloc_trim(0))
     except (OSError, AttributeError):
         return False
-
-
-def _cuda_torch() -> Any | None:
-    """torch, only if this process already imported it and initialised CUDA: never imports it."""
-    torch = sys.modules.get("torch")
-    if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
-        return None
-    return torch
 
 
 def gpu_allocator_bytes() -> int | None:
