@@ -18,10 +18,14 @@ $(VENV)/.installed: pyproject.toml constraints-cpu.txt scripts/system-deps.sh
 	touch $@
 
 test: setup
-	$(PY) -m pytest -q -m "not gpu"
+	$(PY) -m pytest -q -m "not gpu and not tensorrt"
 
-test-gpu: setup
-	$(PY) -m pytest -q -m gpu
+# The GPU paths (torch CUDA FP16, TensorRT where it imports). No `setup` dependency: GPU test machines have no
+# network; there, `make test-gpu PY=python3` with tcccd installed (pip install --no-deps -e .) into that python.
+test-gpu:
+	@$(PY) -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else "make test-gpu: FAILED, torch " + \
+	torch.__version__ + " sees no CUDA device; run it on a machine with an NVIDIA GPU and a CUDA build of torch")'
+	$(PY) -m pytest -q -m "gpu or tensorrt"
 
 demo: setup
 	scripts/demo.sh

@@ -90,9 +90,16 @@ class SnacPlugin(Plugin):
         else:
             from .backends import TorchBackend
 
-            self._backend = TorchBackend(module, p.device, threads)
+            self._backend = TorchBackend(module, p.device, threads, self._precision())
+        self._loaded_dtype = self._precision()
         self._policy = BlockPolicy(p.context_frames, p.lookahead_frames, p.first_block_frames, p.max_block_frames)
         self._format = AudioFormat("pcm_s16le", self._rate_hz, 1)
+
+    def _precision(self) -> str:
+        """The profile's torch dtype for the CUDA path (emergency/field FP16, training FP32); CPU is always FP32."""
+        from tcccd.accel import precision_for
+
+        return precision_for(self.context.profile).torch_dtype
 
     def warmup(self) -> None:
         self._backend.prepare(self._policy.window_sizes())
@@ -100,7 +107,8 @@ class SnacPlugin(Plugin):
     def apply_profile(self, params: PluginParams) -> None:
         old, self.params = self.params, params  # type: ignore[assignment]
         reload_keys = ("weights_dir", "backend", "device", "threads", "noise")
-        if any(getattr(old, k) != getattr(params, k) for k in reload_keys):
+        new_precision = params.device != "cpu" and self._precision() != self._loaded_dtype  # type: ignore[attr-defined]
+        if any(getattr(old, k) != getattr(params, k) for k in reload_keys) or new_precision:
             self._load()
         else:
             self._policy = BlockPolicy(params.context_frames, params.lookahead_frames,  # type: ignore[attr-defined]
@@ -172,6 +180,7 @@ class SnacPlugin(Plugin):
         for piece in stream_completion(url, body, p.connect_timeout_s, p.read_timeout_s):
             if request.cancelled:
                 return
+            self.context.check_cancelled()
             yield from self._feed(message, request, request.parser.feed(piece), end_of_stream=False)
         yield from self._feed(message, request, [], end_of_stream=True)
 
@@ -188,6 +197,7 @@ class SnacPlugin(Plugin):
             request.seq += 1
             yield message.reply("audio", {"frames": len(samples) // self._samples_per_frame}, seq=request.seq,
                                 payload=to_pcm16(samples), audio=self._format)
+            self.context.check_cancelled()  # between blocks: a cancelled or overdue request stops here
         if end_of_stream:
             yield self._final(message, request)
 

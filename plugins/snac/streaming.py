@@ -71,7 +71,7 @@ class StreamingDecoder:
     def _decode_block(self, codes: CodeStream, block: int, available: int) -> np.ndarray:
         start = max(0, self.emitted_frames - self._policy.context_frames)
         end = min(available, self.emitted_frames + block + self._policy.lookahead_frames)
-        audio = self._backend.decode(codes.codebooks(start, end))
+        audio = self._backend.decode(codes.window(start, end))
         keep_from = (self.emitted_frames - start) * self._samples_per_frame
         self.emitted_frames += block
         return audio[keep_from: keep_from + block * self._samples_per_frame]

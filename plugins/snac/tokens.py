@@ -130,5 +130,9 @@ class CodeStream:
         self._codes[self._count: needed] = codes
         self._count = needed
 
+    def window(self, first_frame: int, end_frame: int) -> np.ndarray:
+        """The codes of frames [first_frame, end_frame) as stored (7 per frame): a view, valid until extend()."""
+        return self._codes[first_frame * TOKENS_PER_FRAME: end_frame * TOKENS_PER_FRAME]
+
     def codebooks(self, first_frame: int, end_frame: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return split_codebooks(self._codes[first_frame * TOKENS_PER_FRAME: end_frame * TOKENS_PER_FRAME])
+        return split_codebooks(self.window(first_frame, end_frame))
