@@ -53,7 +53,7 @@ def backend_chain(backend: str, fallback_backends: Sequence[str]) -> list[str]:
 
 
 def usable_device(device: str) -> tuple[str, Fallback | None]:
-    """`cuda` where torch sees a CUDA device, else `cpu` with the reason (only asked when fallbacks are allowed)."""
+    """`cuda` where torch sees a CUDA device, else `cpu` with the reason."""
     import torch
 
     if device == "cuda" and not torch.cuda.is_available():

@@ -128,7 +128,8 @@ class Transcriber:
 
         decoder_int8 (CPU only): int8 decoder Linears and output projection, ~8x faster per token (see quantize.py).
         fallback_backends: tried in order when `backend` cannot run here (backend_loader.py); with any, a missing
-        CUDA device moves the decoder to cpu. What was skipped, and why, is in `transcriber.fallbacks`.
+        CUDA device moves the decoder to cpu (without, it is an error). What was skipped, and why, is in
+        `transcriber.fallbacks`.
         precision: the GPU paths' accel.Precision (the profile's); None = the 'field' profile's.
         """
         import torch
@@ -144,10 +145,11 @@ class Transcriber:
             raise PluginError(str(error), code="bad_config") from None
         if device not in ("cpu", "cuda"):
             raise PluginError(f"unknown device {device!r}; accepted: 'cpu', 'cuda'", code="bad_config")
-        fallbacks = []
-        if len(chain) > 1:
-            device, moved = usable_device(device)
-            fallbacks += [moved] if moved else []
+        device, moved = usable_device(device)
+        if moved and len(chain) == 1:
+            raise PluginError("device 'cuda' is configured but torch sees no CUDA device; use device 'cpu', or "
+                              "list fallback_backends to run on the cpu instead", code="bad_config")
+        fallbacks = [moved] if moved else []
         torch.set_num_threads(DECODER_THREADS)
         try:
             source = read_model_source(model)

@@ -13,14 +13,12 @@ from tcccd.accel import precision_for
 from tcccd.plugins.whisper.mel import log_mel_spectrogram
 from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
 
+from . import test_cuda
+
+cpu_fp32 = test_cuda.cpu_fp32  # the FP32 CPU reference fixture, shared with the torch CUDA tests
+
 pytest.importorskip("tensorrt")
 pytestmark = [pytest.mark.tensorrt, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]
-
-
-@pytest.fixture(scope="module")
-def cpu_fp32(tmp_path_factory):
-    return Transcriber.load(None, backend="torch", cache_dir=tmp_path_factory.mktemp("cpu"), threads=2,
-                            decoder_int8=False)
 
 
 @pytest.fixture(scope="module")

@@ -41,7 +41,8 @@ def test_tensorrt_falls_back_to_the_next_backend_with_the_reason(fell_back):
 def test_the_fallback_transcribes_like_the_reference(fell_back, transcriber, sentence_audio):
     options = DecodeOptions(beam_size=1, temperatures=(0.0,))
     ours = fell_back.transcribe(sentence_audio, options)
-    assert [s.tokens for s in ours.segments] == [s.tokens for s in transcriber.transcribe(sentence_audio, options).segments]
+    reference = transcriber.transcribe(sentence_audio, options)
+    assert [s.tokens for s in ours.segments] == [s.tokens for s in reference.segments]
 
 
 def test_importable_tensorrt_without_a_gpu_is_still_skipped(monkeypatch, cache):
@@ -79,3 +80,9 @@ def test_the_stage_shows_and_logs_the_fallback(tmp_path, sentence_audio):
     assert len(health["backend_fallbacks"]) == 1 and health["backend_fallbacks"][0].startswith("tensorrt: ")
     warnings = [e for e in logs if e["event"] == "whisper fell back"]
     assert warnings and warnings[0]["skipped"] == "tensorrt" and warnings[0]["using"] == "onnxruntime"
+
+
+def test_cuda_device_without_fallbacks_is_a_clear_error(cache):
+    with pytest.raises(PluginError, match="torch sees no CUDA device; use device 'cpu'") as error:
+        Transcriber.load(None, backend="torch", device="cuda", cache_dir=cache, threads=1)
+    assert error.value.code == "bad_config"
