@@ -209,10 +209,8 @@ def _keep_fp32(trt: Any, network: Any, layer_types: tuple[str, ...]) -> int:
         if layer.type not in wanted:
             continue
         layer.precision = trt.float32
-        for output in range(layer.num_outputs):
+        for output in range(layer.num_outputs):  # an FP32 layer's FP16 output would overflow all the same
             layer.set_output_type(output, trt.float32)
-        if hasattr(layer, "compute_precision"):  # INormalizationLayer accumulates in its own precision
-            layer.compute_precision = trt.float32
         pinned += 1
     return pinned
 

@@ -39,8 +39,6 @@ def make_module(version: str = "10.3.0", layer_types: tuple[str, ...] = ("CONVOL
             self.num_outputs = 1
             self.precision = None
             self.output_types: dict[int, str] = {}
-            if layer_type == "NORMALIZATION":
-                self.compute_precision = None
 
         def set_output_type(self, index: int, dtype: str) -> None:
             self.output_types[index] = dtype
@@ -133,7 +131,8 @@ def make_module(version: str = "10.3.0", layer_types: tuple[str, ...] = ("CONVOL
             if Builder.fail:
                 return None
             cache.entries.append(f"tactics-{len(cache.entries)}")
-            pinned = [layer.type for layer in network.layers if layer.precision == trt.float32]
+            pinned = [layer.type for layer in network.layers  # compute and output both pinned
+                      if layer.precision == trt.float32 and layer.output_types.get(0) == trt.float32]
             spec = {"flags": config.flags, "workspace": config.pools.get("WORKSPACE"),
                     "shapes": [p.shapes for p in config.profiles], "fp32_layers": pinned}
             return PLAN_MAGIC + json.dumps(spec).encode()

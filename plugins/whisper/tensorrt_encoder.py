@@ -69,7 +69,8 @@ class TensorRTEncoder:
             raise BackendUnavailable(str(error)) from None
         self.context = self.loaded.engine.create_execution_context()
         self.stream = torch.cuda.Stream()
-        n_state = int(self.loaded.engine.get_tensor_shape(OUTPUT)[-1])
+        output_shape = self.loaded.engine.get_tensor_shape(OUTPUT)  # [1, -1, n_state]: frames are dynamic
+        n_state = int(output_shape[len(output_shape) - 1])
         self.host_mel = torch.empty(n_mels * MAX_FRAMES, dtype=torch.float32, pin_memory=True)
         self.device_mel = torch.empty(n_mels * MAX_FRAMES, dtype=torch.float32, device="cuda")
         self.device_features = torch.empty(MAX_FRAMES // 2 * n_state, dtype=torch.float32, device="cuda")
