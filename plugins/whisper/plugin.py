@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -64,6 +65,7 @@ class WhisperPlugin(Plugin):
         self._detector: SpeechDetector | None = None
         self._corrector: Any = None
         self._streams: dict[str, Any] = {}
+        self._dropped_loops = 0
 
     def setup(self) -> None:
         self._detector = SpeechDetector.load(self._vad_settings())
@@ -96,35 +98,46 @@ class WhisperPlugin(Plugin):
         results = self._transcriber.transcribe_many([audio[c.start:c.end] for c in chunks], self._options(),
                                                     workers=self.params.decode_workers or self.params.threads
                                                     or cpu_threads())
-        segments = []
+        heard = Heard()
         for chunk, result in zip(chunks, results, strict=True):
-            segments += self._kept_segments(result, chunk.start_s, timings)
+            self._take(result, chunk.start_s, timings, heard)
         timings["total_ms"] = elapsed_ms(t0)
-        data = {"text": " ".join(s["text"] for s in segments).strip(), "segments": segments,
-                "duration_s": round(len(audio) / RATE_HZ, 3), "timings_ms": _rounded(timings),
-                "backend": self._transcriber.backend}
+        data = {"text": heard.text, "segments": heard.segments, "duration_s": round(len(audio) / RATE_HZ, 3),
+                "timings_ms": _rounded(timings), "backend": self._transcriber.backend, **heard.dropped_field()}
         return message.reply("transcript", data, final=True)
 
-    def _recognise(self, audio: np.ndarray, offset_s: float, timings: dict[str, float]) -> list[dict[str, Any]]:
+    def _recognise(self, audio: np.ndarray, offset_s: float, timings: dict[str, float], partial: bool = False) -> Heard:
         """Segments Whisper is confident hold speech, vocabulary-corrected, on the recording's clock."""
-        return self._kept_segments(self._transcriber.transcribe(audio, self._options()), offset_s, timings)
+        heard = Heard()
+        self._take(self._transcriber.transcribe(audio, self._options()), offset_s, timings, heard, partial)
+        return heard
 
-    def _kept_segments(self, result: Any, offset_s: float, timings: dict[str, float]) -> list[dict[str, Any]]:
+    def _take(self, result: Any, offset_s: float, timings: dict[str, float], heard: Heard,
+              partial: bool = False) -> None:
+        """Add one transcription's kept segments and dropped speech to `heard`; count and log the drops
+        (not a partial's: the utterance's final decode decides what was lost)."""
         for key, ms in result.timings_ms.items():
             timings[key] = timings.get(key, 0.0) + ms
         t0 = time.perf_counter()
-        kept = []
         for seg in result.segments:
             text = seg.text.strip()
             if not text:
                 continue
             if self._corrector is not None:
                 text = self._corrector.correct(text)
-            kept.append({"start_s": round(offset_s + seg.start_s, 3), "end_s": round(offset_s + seg.end_s, 3),
-                         "text": text, "avg_logprob": round(seg.avg_logprob, 4),
-                         "no_speech_prob": round(seg.no_speech_prob, 4)})
+            heard.segments.append({"start_s": round(offset_s + seg.start_s, 3),
+                                   "end_s": round(offset_s + seg.end_s, 3), "text": text,
+                                   "avg_logprob": round(seg.avg_logprob, 4),
+                                   "no_speech_prob": round(seg.no_speech_prob, 4)})
         timings["vocabulary_ms"] = timings.get("vocabulary_ms", 0.0) + elapsed_ms(t0)
-        return kept
+        if partial:
+            return
+        for drop in result.dropped:
+            start_s, end_s = round(offset_s + drop.start_s, 3), round(offset_s + drop.end_s, 3)
+            self._dropped_loops += 1
+            self.log.warning("speech dropped: the decoder could only transcribe it as a loop", start_s=start_s,
+                             end_s=end_s, heard=drop.heard)
+            heard.dropped.append({"start_s": start_s, "end_s": end_s, "reason": drop.reason})
 
     def _stream(self, message: Message) -> Iterator[Message]:
         from tcccd.plugins.whisper.streaming import StreamSession
@@ -153,17 +166,16 @@ class WhisperPlugin(Plugin):
 
     def _utterance_reply(self, message: Message, session: Any, utterance: Any) -> Message:
         timings: dict[str, float] = {}
-        segments = self._recognise(utterance.audio, utterance.start_s, timings)
-        entry = {"partial": False, "text": " ".join(s["text"] for s in segments).strip(),
-                 "utterance": utterance.index, "start_s": round(utterance.start_s, 3),
-                 "end_s": round(utterance.end_s, 3)}
+        heard = self._recognise(utterance.audio, utterance.start_s, timings)
+        entry = {"partial": False, "text": heard.text, "utterance": utterance.index,
+                 "start_s": round(utterance.start_s, 3), "end_s": round(utterance.end_s, 3), **heard.dropped_field()}
         session.utterances.append(entry)
         return message.reply("transcript", {**entry, "timings_ms": _rounded(timings)})
 
     def _partial_reply(self, message: Message, session: Any) -> Message:
         session.mark_partial()
-        segments = self._recognise(session.segmenter.current_audio(), 0.0, {})
-        return message.reply("transcript", {"partial": True, "text": " ".join(s["text"] for s in segments).strip(),
+        heard = self._recognise(session.segmenter.current_audio(), 0.0, {}, partial=True)
+        return message.reply("transcript", {"partial": True, "text": heard.text,
                                             "utterance": session.segmenter.next_index})
 
     def cancel(self, request_id: str) -> None:
@@ -189,7 +201,7 @@ class WhisperPlugin(Plugin):
                 "model": self.params.model or "embedded tiny.en",
                 "device": self.params.device, "beam_size": self.params.beam_size,
                 "vocabulary_terms": len(self._corrector.terms) if self._corrector else 0,
-                "open_streams": len(self._streams)}
+                "open_streams": len(self._streams), "dropped_loops": self._dropped_loops}
 
     def teardown(self) -> None:
         self._streams.clear()
@@ -230,6 +242,22 @@ class WhisperPlugin(Plugin):
     def _vad_settings(self) -> VadSettings:
         return VadSettings(threshold=self.params.vad_threshold, min_silence_ms=self.params.min_silence_ms,
                            speech_pad_ms=self.params.speech_pad_ms, max_utterance_s=self.params.max_utterance_s)
+
+
+@dataclass
+class Heard:
+    """What a recording or an utterance gave: kept segments, and speech dropped because the decoder looped."""
+
+    segments: list[dict[str, Any]] = field(default_factory=list)
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return " ".join(s["text"] for s in self.segments).strip()
+
+    def dropped_field(self) -> dict[str, Any]:
+        """`dropped` on the wire only when something was: the broker raises an alert for it."""
+        return {"dropped": self.dropped} if self.dropped else {}
 
 
 def _rounded(timings: dict[str, float]) -> dict[str, float]:

@@ -79,6 +79,12 @@ def _check_audio(audio: np.ndarray) -> np.ndarray:
     return audio.astype(np.float32, copy=False)
 
 
+def _dropped(heard: str, seek: int, segment_frames: int) -> DroppedSpeech:
+    start_s = seek * HOP_LENGTH / SAMPLE_RATE_HZ
+    end_s = (seek + segment_frames) * HOP_LENGTH / SAMPLE_RATE_HZ
+    return DroppedSpeech(round(start_s, 3), round(end_s, 3), "decoding_loop", heard)
+
+
 def _is_digital_silence(window: Any) -> bool:
     """Every frame at the spectrogram's floor: the window holds no signal."""
     return bool(window.numel() == 0 or window.max() == window.min())
@@ -193,7 +199,7 @@ class Transcriber:
             transcription.full_window_retries += outcome.full_window_retry
             if not outcome.kept:
                 if outcome.loop:
-                    transcription.dropped.append(self._dropped(outcome.result, seek, segment_frames))
+                    transcription.dropped.append(_dropped(outcome.heard, seek, segment_frames))
                     history = []  # a loop must not prompt the next window into the same loop
                 seek += segment_frames
                 continue
@@ -208,12 +214,6 @@ class Transcriber:
         transcription.text = " ".join(s.text for s in segments if s.text)
         transcription.timings_ms = {k: round(v, 3) for k, v in timings.items()}
         return transcription
-
-    @staticmethod
-    def _dropped(result: WindowResult, seek: int, segment_frames: int) -> DroppedSpeech:
-        start_s = seek * HOP_LENGTH / SAMPLE_RATE_HZ
-        end_s = (seek + segment_frames) * HOP_LENGTH / SAMPLE_RATE_HZ
-        return DroppedSpeech(round(start_s, 3), round(end_s, 3), "decoding_loop", result.text.strip()[:200])
 
     def transcribe_many(self, audios: list[np.ndarray], options: DecodeOptions, workers: int) -> list[Transcription]:
         """Independent pieces of one recording (its VAD chunks), decoded side by side on `workers` threads.

@@ -17,6 +17,7 @@ is the one place that decides, in order:
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -29,6 +30,10 @@ FRAMES_PER_POSITION = 2  # the encoder's second convolution halves the frame rat
 # A truncated-context decode whose last timestamp is this far before the end of the audio may have lost words
 # (the plugin's chunks end 0.2 s after VAD's end of speech): it is decoded again with the full window.
 EARLY_END_S = 1.0
+WORD = re.compile(r"\w")
+
+
+Attempt = WindowResult | None
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,7 @@ class WindowOutcome:
     kept: bool
     loop: bool
     full_window_retry: bool
+    heard: str = ""  # for a loop: what the looping attempt wrote (the audit log's, never the record's)
 
 
 def is_rejected(result: WindowResult, options: DecodeOptions) -> bool:
@@ -94,21 +100,25 @@ class WindowDecoder:
 
     def decode(self, mel: Any, seek: int, segment_frames: int, options: DecodeOptions, prompt: list[int],
                suppress: tuple[int, ...], timings: dict[str, float]) -> WindowOutcome:
-        result = self._with_fallback(mel, seek, segment_frames, options, prompt, suppress, timings)
+        result, looping = self._with_fallback(mel, seek, segment_frames, options, prompt, suppress, timings)
         retried = options.audio_context != "full" and self._suspect(result, segment_frames, options)
         if retried:
             full = replace(options, audio_context="full")
-            result = self._with_fallback(mel, seek, segment_frames, full, prompt, suppress, timings)
+            result, looping = self._with_fallback(mel, seek, segment_frames, full, prompt, suppress, timings)
         rejected = is_rejected(result, options)
-        loop = result.repetitive and not rejected
-        return WindowOutcome(result, kept=not (rejected or loop), loop=loop, full_window_retry=retried)
+        # Speech the decoder wrote only as a loop, its one loop-free attempt holding no word ("."), is speech
+        # lost: reported as dropped, not passed off as an empty window.
+        loop = not rejected and (result.repetitive or (looping is not None and not WORD.search(result.text)))
+        heard = (looping or result).text.strip()[:200] if loop else ""
+        return WindowOutcome(result, kept=not (rejected or loop), loop=loop, full_window_retry=retried, heard=heard)
 
     def _suspect(self, result: WindowResult, segment_frames: int, options: DecodeOptions) -> bool:
         return (result.repetitive or is_rejected(result, options)
                 or ends_early(result, segment_frames, self.timestamp_begin))
 
     def _with_fallback(self, mel: Any, seek: int, segment_frames: int, options: DecodeOptions, prompt: list[int],
-                       suppress: tuple[int, ...], timings: dict[str, float]) -> WindowResult:
+                       suppress: tuple[int, ...], timings: dict[str, float]) -> tuple[WindowResult, Attempt]:
+        """The attempt to keep, and the first attempt that looped, if one did."""
         started = time.perf_counter()
         window = mel[:, seek: seek + context_frames(segment_frames, options.audio_context)]
         prepared = self.engine.prepare(window[None])  # the mel holds 30 s of padding past the audio
@@ -125,4 +135,4 @@ class WindowDecoder:
             # openai keeps the last (hottest) attempt; a loop-free, most confident one invents less.
             result = max(attempts, key=lambda r: (not r.repetitive, r.avg_logprob))
         timings["decode_ms"] += (time.perf_counter() - started) * 1000
-        return result
+        return result, next((a for a in attempts if a.repetitive), None)

@@ -169,3 +169,16 @@ def test_a_recordings_chunks_decoded_at_once_read_as_one_by_one(harness, corpus)
         with_params(harness, decode_workers=None)
     assert len(one["segments"]) >= 3 and "heart rate 120" in normalize(one["text"])
     assert two["text"] == one["text"] and two["segments"] == one["segments"]
+
+
+def test_speech_heard_only_as_a_loop_is_reported_not_transcribed(harness, tmp_path):
+    """The reply says which span was dropped and why; status counts it; the text holds no loop."""
+    from .conftest import espeak_16k
+
+    before = harness.plugin.health()["dropped_loops"]
+    audio = espeak_16k("twenty. twenty. twenty. twenty. twenty. twenty.", tmp_path)
+    reply = transcribe(harness, wav_bytes(audio, 16000))
+    assert reply.data["text"] == "" and reply.data["segments"] == []
+    [dropped] = reply.data["dropped"]
+    assert dropped["reason"] == "decoding_loop" and 0.0 <= dropped["start_s"] < dropped["end_s"]
+    assert harness.plugin.health()["dropped_loops"] == before + 1

@@ -8,7 +8,7 @@ import pytest
 from tcccd.plugin import PluginError
 from tcccd.plugins.whisper.transcriber import DecodeOptions
 
-from .conftest import SENTENCE, espeak_16k, word_recall
+from .conftest import ROOT, SENTENCE, espeak_16k, word_recall
 
 LONG_SENTENCES = [
     "The casualty has a wound to the right arm.",
@@ -106,3 +106,27 @@ def test_pieces_side_by_side_give_the_texts_of_one_by_one(transcriber, three_utt
     assert [[s.tokens for s in r.segments] for r in side_by_side] == [[s.tokens for s in r.segments]
                                                                       for r in one_by_one]
     assert "heart rate" in side_by_side[1].text.lower() and "chest" in side_by_side[2].text.lower()
+
+
+def test_text_that_loops_on_every_attempt_is_dropped_and_reported(transcriber, tmp_path):
+    """Never emit a loop: a window decoded only as '20, 20, 20, ...' is dropped, with its span and what was heard."""
+    audio = espeak_16k("twenty. twenty. twenty. twenty. twenty. twenty.", tmp_path)
+    result = transcriber.transcribe(audio, DecodeOptions(beam_size=5))
+    assert result.text == "" and result.segments == []
+    [dropped] = result.dropped
+    assert dropped.reason == "decoding_loop" and dropped.start_s == 0.0
+    assert dropped.end_s == pytest.approx(len(audio) / 16000, abs=0.02)
+    assert "20" in dropped.heard
+
+
+def test_a_truncated_context_decode_that_loops_is_decoded_again_with_the_full_window(transcriber):
+    """'auto' may only save time: on this real clip it loops ('15. 15. 15. ...'), so the full window decides."""
+    import soundfile
+
+    clip = ROOT.parent / "shared" / "data" / "real-speech" / "s015.wav"
+    if not clip.is_file():
+        pytest.skip(f"no real-speech clip at {clip}")
+    audio = soundfile.read(clip, dtype="float32")[0]
+    result = transcriber.transcribe(audio, DecodeOptions(beam_size=5, audio_context="auto"))
+    assert result.full_window_retries == 1
+    assert result.text.strip(" .") == "15" and result.dropped == []
