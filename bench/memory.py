@@ -16,7 +16,7 @@ bundled samples, and a 45 s recording made by joining real clips with pauses):
 Figures are sampled every 50 ms from /proc (smaps_rollup for PSS); a peak
 between two samples can be missed, so VmHWM is given for each worker as well.
 
-    .venv/bin/python bench/memory.py [--rounds 3] [--fraction 0.7]
+    .venv/bin/python bench/memory.py [--rounds 1] [--fraction 0.7]    (about 3 minutes on 2 cores)
 """
 
 from __future__ import annotations
@@ -256,7 +256,7 @@ def print_report(free: dict[str, Any], capped: dict[str, Any], fw: dict[str, int
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--fraction", type=float, default=0.7)
     parser.add_argument("--faster-whisper-child", nargs="*")
     args = parser.parse_args()

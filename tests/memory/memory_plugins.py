@@ -9,6 +9,7 @@ a real model's weights.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 
 from pydantic import Field
@@ -21,13 +22,14 @@ MIB = 2**20
 
 def _touched(size_mb: int) -> bytearray:
     block = bytearray(size_mb * MIB)
-    block[:: 4096] = b"\x01" * len(range(0, len(block), 4096))  # write every page: resident, not just reserved
+    block[::4096] = b"\x01" * len(range(0, len(block), 4096))  # write every page: resident, not just reserved
     return block
 
 
 class HogParams(PluginParams):
     resident_mb: int = Field(0, ge=0, description="held from setup to teardown")
     cache_mb: int = Field(0, ge=0, description="added to the cache by each request")
+    delay_s: float = Field(0.0, ge=0, description="time each request takes")
 
 
 class Hog(Plugin):
@@ -42,6 +44,7 @@ class Hog(Plugin):
         self.releases = 0
 
     def process(self, message: Message) -> Iterator[Message]:
+        time.sleep(self.params.delay_s)
         if self.params.cache_mb:
             self.cache.append(_touched(self.params.cache_mb))
         yield message.reply("echo", {"pid": os.getpid(), "cache_mb": len(self.cache) * self.params.cache_mb,
