@@ -15,15 +15,21 @@ from tcccd.plugin import PluginError
 from tcccd.protocol import AudioFormat
 
 ACCEPTED = "a WAV/FLAC/OGG file (encoding 'wav') or raw PCM (encoding 'pcm_s16le' or 'pcm_f32le')"
+MAX_DECODED_SAMPLES = 3600 * 48000  # an hour at 48 kHz: a file claiming more is refused before decoding
 
 
-def decode(payload: bytes | None, fmt: AudioFormat | None) -> tuple[np.ndarray, int]:
-    """Samples as float32 in [-1, 1], mixed to mono, and their rate in Hz."""
+def decode(payload: bytes | None, fmt: AudioFormat | None, max_s: float | None = None) -> tuple[np.ndarray, int]:
+    """Samples as float32 in [-1, 1], mixed to mono, and their rate in Hz.
+
+    The duration is read from the container header (or the PCM byte count) and checked against `max_s` before
+    anything is decoded: a small compressed file must not expand into gigabytes of samples.
+    """
     if not payload:
         raise PluginError(f"empty audio: expected {ACCEPTED}", code="bad_audio")
     fmt = fmt or AudioFormat("wav")
     if fmt.encoding == "wav":
-        return _decode_file(payload)
+        return _decode_file(payload, max_s)
+    _check_length(len(payload) // fmt.bytes_per_frame, fmt.sample_rate_hz, max_s)
     if len(payload) % fmt.bytes_per_frame:
         raise PluginError(f"PCM payload of {len(payload)} bytes is not a whole number of "
                           f"{fmt.bytes_per_frame}-byte frames for {fmt.encoding} x {fmt.channels} channel(s)",
@@ -36,9 +42,24 @@ def decode(payload: bytes | None, fmt: AudioFormat | None) -> tuple[np.ndarray, 
     return audio.mean(axis=1), fmt.sample_rate_hz
 
 
-def _decode_file(payload: bytes) -> tuple[np.ndarray, int]:
+def _check_length(frames: int, rate_hz: int, max_s: float | None) -> None:
+    duration_s = frames / rate_hz
+    if max_s is not None and duration_s > max_s:
+        raise PluginError(f"audio is {duration_s:.1f} s long; the limit is {max_s:g} s "
+                          f"(stream it instead, or raise max_audio_s in the config)", code="too_long")
+    if frames > MAX_DECODED_SAMPLES:
+        raise PluginError(f"audio claims {frames} samples ({duration_s:.0f} s); at most {MAX_DECODED_SAMPLES} "
+                          f"are decoded in one request: stream it instead", code="too_long")
+
+
+def _decode_file(payload: bytes, max_s: float | None) -> tuple[np.ndarray, int]:
     import soundfile
 
+    try:
+        info = soundfile.info(io.BytesIO(payload))
+    except Exception as exc:  # noqa: BLE001 - libsndfile raises several types for garbage
+        raise PluginError(f"cannot read the audio file ({exc}); expected {ACCEPTED}", code="bad_audio") from None
+    _check_length(info.frames, info.samplerate, max_s)
     try:
         data, rate_hz = soundfile.read(io.BytesIO(payload), dtype="float32", always_2d=True)
     except Exception as exc:  # noqa: BLE001 - libsndfile raises several types for garbage
@@ -58,11 +79,7 @@ def resample(audio: np.ndarray, from_hz: int, to_hz: int) -> np.ndarray:
 
 def load_mono(payload: bytes | None, fmt: AudioFormat | None, rate_hz: int, max_s: float | None = None) -> np.ndarray:
     """Decode, check length and resample: what a speech model consumes."""
-    audio, source_hz = decode(payload, fmt)
-    duration_s = len(audio) / source_hz
-    if max_s is not None and duration_s > max_s:
-        raise PluginError(f"audio is {duration_s:.1f} s long; the limit is {max_s:g} s "
-                          f"(stream it instead, or raise max_audio_s in the config)", code="too_long")
+    audio, source_hz = decode(payload, fmt, max_s)
     return resample(audio, source_hz, rate_hz)
 
 

@@ -65,7 +65,7 @@ class Envelope(_Strict):
     type: str = Field(pattern=TYPE_PATTERN)
     id: str = Field(pattern=ID_PATTERN)
     seq: StrictInt = Field(0, ge=0, le=2**53)
-    ts: FiniteFloat | None = None
+    ts: FiniteFloat = Field(default_factory=time.time)
     final: StrictBool = False
     deadline_s: FiniteFloat | None = Field(None, gt=0, le=MAX_DEADLINE_S)
     stream: str | None = Field(None, max_length=128)
@@ -149,9 +149,12 @@ class Message:
     @classmethod
     def from_frames(cls, frames: list[bytes] | list[Any]) -> Message:
         """The message in `frames`; any fault raises ProtocolError and nothing else."""
-        if not 1 <= len(frames) <= 2:
-            raise ProtocolError(f"expected 1 or 2 frames (JSON header, optional payload), got {len(frames)}")
+        if not frames:
+            raise ProtocolError("expected 1 or 2 frames (JSON header, optional payload), got none")
         raw = _parse_json(bytes(frames[0]))
+        if len(frames) > 2:
+            raise ProtocolError(f"expected 1 or 2 frames (JSON header, optional payload), got {len(frames)}",
+                                readable_id(raw))
         try:
             head = Envelope.model_validate(raw)
         except ValidationError as exc:
@@ -161,7 +164,7 @@ class Message:
         return cls(
             type=head.type, id=head.id, data=head.data, payload=bytes(frames[1]) if len(frames) == 2 else None,
             audio=audio, stream=head.stream, seq=head.seq, final=head.final,
-            ts=time.time() if head.ts is None else head.ts, deadline_s=head.deadline_s, stage=head.stage,
+            ts=head.ts, deadline_s=head.deadline_s, stage=head.stage,
         )
 
 
@@ -183,6 +186,9 @@ def _parse_json(raw: bytes) -> Any:
         raise ProtocolError(f"header: nested {depth} levels deep; at most {MAX_NESTING} are accepted")
     try:
         head = json.loads(raw, parse_constant=_refuse_constant)
+    except _NonFinite as exc:  # valid JSON to Python, not to the spec: answer under the id if there is one
+        raise ProtocolError(f"header: {exc} is not a JSON number; send finite numbers",
+                            readable_id(json.loads(raw, parse_constant=lambda _name: None))) from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise ProtocolError(f"header: expected a JSON object, could not parse it ({exc})") from None
     if not isinstance(head, dict):
@@ -190,8 +196,12 @@ def _parse_json(raw: bytes) -> Any:
     return head
 
 
+class _NonFinite(Exception):
+    """NaN or Infinity in a header: Python's json reads them, JSON does not have them."""
+
+
 def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+    raise _NonFinite(name)
 
 
 def _nesting(raw: bytes) -> int:
