@@ -117,9 +117,9 @@ def cmd_speak(args: argparse.Namespace) -> int:
 
 def cmd_profile(args: argparse.Namespace) -> int:
     with Client(_endpoint(args), timeout_s=10) as client:
-        info = client.profile_set(args.name, "set with tcccd profile set") if args.action == "set" \
+        info = client.profile_set(args.name, "set with tcccd profile set", args.for_s) if args.action == "set" \
             else client.profile_get()
-    print(f"{info['name']} ({info['reason']}); available: {', '.join(info['available'])}")
+    print(telemetry_commands.describe_profile(info))
     return 0
 
 
@@ -190,6 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
     r = command("profile", "show or switch the performance profile", cmd_profile)
     r.add_argument("action", nargs="?", choices=["get", "set"], default="get")
     r.add_argument("name", nargs="?")
+    r.add_argument("--for", dest="for_s", type=telemetry_commands.duration_s, metavar="DURATION",
+                   help="an override (e.g. 30m): battery/thermal caps are bypassed until it expires")
     command("plugins", "list installed plugins", cmd_plugins)
     telemetry_commands.register(sub, command, lambda args: cfg.load(_config_path(args)))
     config_tools = sub.add_parser("config", help="config tools").add_subparsers(dest="config_command", required=True)

@@ -219,8 +219,12 @@ class Client:
     def profile_get(self) -> dict[str, Any]:
         return self.call("profile.get").data
 
-    def profile_set(self, name: str, reason: str = "set by a client") -> dict[str, Any]:
-        return self.call("profile.set", {"name": name, "reason": reason}).data
+    def profile_set(self, name: str, reason: str = "set by a client", for_s: float | None = None) -> dict[str, Any]:
+        """Ask for a profile; with `for_s`, an override that bypasses the battery/thermal caps until it expires."""
+        data: dict[str, Any] = {"name": name, "reason": reason}
+        if for_s is not None:
+            data["for_s"] = for_s
+        return self.call("profile.set", data).data
 
     def subscribe(self, topics: Iterable[str] = ("transcript", "profile", "alert"),
                   events_endpoint: str | None = None) -> Subscription:

@@ -40,6 +40,7 @@ from tcccd.protocol import Message
 from tcccd.security import Security
 from tcccd.supervisor import Supervisor
 from tcccd.systemd_policy import SystemdPolicy
+from tcccd.telemetry.governor import ProfileGovernor
 from tcccd.worker_handle import WorkerHandle
 
 TICK_S = 0.05
@@ -60,7 +61,10 @@ class Daemon:
         self.profiles = ProfileSwitcher(config, self.supervisor, lambda info: self.publish(
             "profile", Message("profile", data=info)))
         self.broker = Broker(config, self.supervisor, self.publish, self.note_error, self.answer_local)
-        self.local = LocalRequests(lambda: self.config, self.supervisor, self.profiles, self.broker.requests,
+        # Requests and battery/thermal caps decide which profile runs; the switcher applies it (issue 12).
+        self.governor = ProfileGovernor(config, self.profiles, self.publish)
+        self.every(config.daemon.telemetry.interval_s, self.governor.tick)
+        self.local = LocalRequests(lambda: self.config, self.supervisor, self.governor, self.broker.requests,
                                    self.broker.counters, lambda: self.draining_until is not None)
         self.systemd = SystemdPolicy(Notifier(), self.supervisor, lambda: self.config.daemon.heartbeat_interval_s,
                                      lambda: status.summary_line(self.local.report()))
@@ -115,6 +119,7 @@ class Daemon:
         self.bind()
         wakeup = self.install_signals()
         self.supervisor.start_all()
+        self.governor.start()
         self.log.info("tcccd started", version=__version__, pid=os.getpid(),
                       client_endpoint=self.config.daemon.client_endpoint, curve=self.security.enabled)
         poller = zmq.Poller()
@@ -187,6 +192,7 @@ class Daemon:
         self.systemd.stopping()
         self.broker.abort(None, "shutting_down", "tcccd stopped before this request finished")
         self.supervisor.stop_all(timeout_s=5.0)
+        self.governor.close()
         signal.set_wakeup_fd(-1)
         self.security.stop()
         self.ctx.destroy(linger=200)
@@ -210,6 +216,7 @@ class Daemon:
         changed = self.supervisor.reconfigure(new, _stage_params(new, new.profile), new.profile)
         self.broker.abort(changed, "reloading", "tcccd reloaded a config that changed this request's stages")
         self.profiles.reset(new, "set in the config (reloaded)")
+        self.governor.reset(new)
         self.systemd.reloaded()
         self.log.info("config reloaded", profile=new.profile, restarted_stages=sorted(changed))
 

@@ -16,16 +16,17 @@ import psutil
 
 from tcccd import __version__, status
 from tcccd.config import Config
-from tcccd.profile_switch import ProfileSwitcher, SwitchResult
+from tcccd.profile_switch import SwitchResult
 from tcccd.protocol import Message
 from tcccd.requests import RequestTable
 from tcccd.supervisor import Supervisor
+from tcccd.telemetry.governor import ProfileGovernor
 
 Respond = Callable[[Message], None]
 
 
 class LocalRequests:
-    def __init__(self, config: Callable[[], Config], supervisor: Supervisor, switcher: ProfileSwitcher,
+    def __init__(self, config: Callable[[], Config], supervisor: Supervisor, switcher: ProfileGovernor,
                  requests: RequestTable, counters: dict[str, int], stopping: Callable[[], bool]) -> None:
         self.config = config
         self.supervisor = supervisor
@@ -49,7 +50,8 @@ class LocalRequests:
             respond(message.reply("profile", self.switcher.info(), final=True))
         else:
             name, reason = message.data["name"], message.data.get("reason", "set by a client")
-            self.switcher.switch(name, reason, lambda result: respond(_switch_reply(message, result)))
+            self.switcher.switch(name, reason, lambda result: respond(_switch_reply(message, result)),
+                                 for_s=message.data.get("for_s"))
 
     def report(self) -> dict[str, Any]:
         stages = []
@@ -74,6 +76,7 @@ class LocalRequests:
             "endpoints": {"client": config.daemon.client_endpoint, "events": config.daemon.events_endpoint},
             "counters": {**self.counters, "late_inputs": self.requests.late_inputs},
             "last_errors": list(self.errors),
+            **self.switcher.report(),  # telemetry readings and the power mode
         }
         report["state"] = status.overall_state([s["state"] for s in stages], self.stopping())
         return report

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from tcccd.config_errors import format_validation_error
 from tcccd.protocol import Message
@@ -84,6 +84,9 @@ class SpeakTokens(_Data):
 class ProfileSet(_Data):
     name: StrictStr = Field(pattern=PROFILE_NAME)
     reason: StrictStr = Field("set by a client", max_length=200)
+    for_s: StrictFloat | StrictInt | None = Field(None, gt=0, le=7 * 24 * 3600,
+                                                  description="an override for this long: battery/thermal caps "
+                                                              "bypassed until it expires")
 
 
 class ErrorData(_Data):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from tcccd.telemetry.render import status_lines
+
 EXIT_HEALTHY, EXIT_DEGRADED, EXIT_NOT_RUNNING, EXIT_UNKNOWN = 0, 1, 3, 4
 
 
@@ -64,6 +66,7 @@ def render(report: dict[str, Any]) -> str:
     lines = [
         f"tcccd {report['version']}  {report['state'].upper()}  (pid {report['pid']}, up {report['uptime_s']:.0f} s)",
         f"profile   {prof['name']}  ({prof['reason']}, since {_ago(prof['since'])})",
+        *status_lines(prof, report.get("telemetry"), report.get("power_mode")),
         f"memory    {_mb(mem['total_rss_bytes'])} MB total (daemon {_mb(mem['daemon_rss_bytes'])} MB)",
         f"requests  {report['requests_in_flight']} in flight",
         "",

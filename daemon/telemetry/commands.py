@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -38,6 +39,28 @@ def register(sub: Any, command: Callable[..., argparse.ArgumentParser], load_con
     r.add_argument("trace", type=Path, help="CSV: t_s, battery_percent and/or hottest_c; empty cell = missing")
     r.add_argument("--requested", help="the profile asked for (default: the config's profile)")
     r.add_argument("--json", action="store_true", help="one JSON object per decision")
+
+
+def duration_s(text: str) -> float:
+    """`--for 30m`: a duration such as 90s, 30m, 2h or 1h30m (argparse type)."""
+    parts = re.fullmatch(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s?)?", text.strip())
+    if not text.strip() or parts is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration: use e.g. 90s, 30m, 2h or 1h30m")
+    hours, minutes, seconds = (float(p) if p else 0.0 for p in parts.groups())
+    total_s = hours * 3600 + minutes * 60 + seconds
+    if total_s <= 0:
+        raise argparse.ArgumentTypeError("the duration must be longer than zero")
+    return total_s
+
+
+def describe_profile(info: dict[str, Any]) -> str:
+    """One line for `tcccd profile`: what runs, why, and what was asked for."""
+    line = f"{info['name']} ({info['reason']})"
+    if info.get("requested") and info["requested"] != info["name"]:
+        line += f"; requested {info['requested']}"
+    if info.get("override_until"):
+        line += f"; override until {time.strftime('%H:%M:%S', time.localtime(info['override_until']))}"
+    return line + f"; available: {', '.join(info['available'])}"
 
 
 def show(config: Any, as_json: bool, watch_s: float | None) -> int:

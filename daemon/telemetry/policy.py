@@ -97,6 +97,11 @@ class CapPolicy:
             self.override = (name, now + for_s)
         return self._decide(now, {}, lifted=None)
 
+    def restore(self, requested: str, override: tuple[str, float] | None, now: float) -> Decision | None:
+        """Undo a request that could not be applied (the profile was refused)."""
+        self.requested, self.override = requested, override
+        return self._decide(now, {}, lifted=None)
+
     def update(self, values: dict[str, float | None], now: float) -> Decision | None:
         lifted: tuple[CapRule, float] | None = None
         for rule in self.rules:

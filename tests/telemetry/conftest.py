@@ -36,8 +36,8 @@ printf 'pmode:%04d fmode:quiet\\n' "$2" > "{root}/var/lib/nvpmodel/status"
 
 @pytest.fixture
 def jetson(host_tree) -> tuple[Path, str]:
-    """A fake Orin Nano root with a fake nvpmodel binary inside it; returns (root, binary)."""
-    root = host_tree("orin-nano-devkit")
+    """A fake Orin Nano (on a UPS) with a fake nvpmodel binary inside it; returns (root, binary)."""
+    root = host_tree("with-ups")
     binary = root / "nvpmodel"
     binary.write_text(FAKE_NVPMODEL.format(root=root))
     binary.chmod(binary.stat().st_mode | stat.S_IXUSR)
