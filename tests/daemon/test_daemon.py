@@ -15,6 +15,7 @@ from tcccd.client import RequestFailed
 from tcccd.protocol import AudioFormat, Message
 
 from .conftest import SLOW
+from .rawclient import RawClient, header
 
 ECHO = [{"name": "echo", "plugin": "passthrough"}]
 PCM_1S = os.urandom(32000)
@@ -33,12 +34,14 @@ def test_audio_round_trip_through_passthrough(start_daemon):
 def test_stream_through_two_stages(start_daemon):
     daemon = start_daemon([*ECHO, {"name": "slow", "plugin": SLOW}], {"stream": ["echo", "slow"]})
     daemon.wait_healthy()
-    with daemon.client() as client:
-        stream = client.stream(AudioFormat())
-        early = [m for chunk in (PCM_1S[:8000], PCM_1S[8000:]) for m in stream.send(chunk)]
-        replies = early + stream.finish()
-    assert [m.payload for m in replies if m.payload] == [PCM_1S[:8000], PCM_1S[8000:]]
-    assert replies[-1].final and sum(m.final for m in replies) == 1
+    with RawClient(daemon.endpoint) as raw:
+        raw.send(header("stream", "s", audio=AudioFormat().to_dict()), PCM_1S[:8000])
+        raw.send(header("stream", "s", seq=1), PCM_1S[8000:])
+        raw.send(header("stream", "s", seq=2, final=True), b"")
+        raw.collect(quiet_s=1.0, until=lambda: raw.finals("s"))
+    replies = raw.replies["s"]
+    assert [m["_payload"] for m in replies if m["_payload"]] == [PCM_1S[:8000], PCM_1S[8000:]]
+    assert replies[-1] is raw.final("s")
 
 
 def test_sigkill_of_worker_mid_request_errors_that_request_then_recovers(start_daemon):
@@ -102,11 +105,14 @@ def test_missing_plugin_error_names_it_and_how_to_enable(start_daemon):
 def test_deadline_gives_exactly_one_error_reply(start_daemon):
     daemon = start_daemon([{"name": "slow", "plugin": SLOW}], {"echo": ["slow"]})
     daemon.wait_healthy()
+    with RawClient(daemon.endpoint) as raw:
+        raw.send(header("echo", "late", final=True, deadline_s=0.5, data={"delay_s": 2}))
+        raw.collect(quiet_s=3.0, until=lambda: raw.finals("late"))  # the plugin's own answer comes at 2 s
+    assert raw.final("late")["data"]["code"] == "deadline_exceeded"
+    assert len(raw.replies["late"]) == 1
+    report = daemon.wait_healthy()
+    assert report["counters"]["late_outputs"] == 1
     with daemon.client() as client:
-        with pytest.raises(RequestFailed) as failure:
-            client.call("echo", {"delay_s": 2}, deadline_s=0.5)
-        assert failure.value.code == "deadline_exceeded"
-        time.sleep(2)
         assert client.call("echo", {"n": 3}).data["n"] == 3
 
 
@@ -134,15 +140,16 @@ def test_live_audio_dropped_when_behind_is_counted_and_reported(start_daemon):
     daemon = start_daemon([{"name": "slow", "plugin": SLOW, "max_queue": 1, "params": {"delay_s": 0.3}}],
                           {"stream": ["slow"]})
     daemon.wait_healthy()
-    with daemon.client() as client:
-        stream = client.stream(AudioFormat())
-        early = [m for _ in range(4) for m in stream.send(b"\0\0" * 160)]
-        replies = early + stream.finish()
-        report = client.status()
-    busy = [m for m in replies if m.type == "error" and m.data["code"] == "busy"]
-    assert busy and all(not m.final for m in busy)
-    assert report["stages"][0]["dropped_audio_chunks"] == len(busy)
-    assert replies[-1].final
+    with RawClient(daemon.endpoint) as raw:
+        for seq in range(4):
+            raw.send(header("stream", "s", seq=seq, audio=AudioFormat().to_dict()), b"\0\0" * 160)
+        raw.send(header("stream", "s", seq=4, final=True), b"")
+        raw.collect(quiet_s=1.0, until=lambda: raw.finals("s"))
+    replies = raw.replies["s"]
+    busy = [m for m in replies if m["type"] == "error" and m["data"]["code"] == "busy"]
+    assert busy and all(not m.get("final") for m in busy)
+    assert daemon.wait_healthy()["stages"][0]["dropped_audio_chunks"] == len(busy)
+    assert replies[-1] is raw.final("s")
 
 
 def test_hung_worker_is_killed_and_replaced(start_daemon):

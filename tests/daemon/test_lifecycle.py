@@ -131,3 +131,14 @@ def test_sighup_takes_good_config_and_refuses_bad(start_daemon, notify_socket):
     assert any("beam_size: expected an integer >= 1, got 'five'" in e["message"] for e in report["last_errors"])
     with daemon.client() as client:
         assert client.call("echo").data["beam_size"] == 3
+
+
+def test_watchdog_stops_when_every_stage_has_failed_so_systemd_restarts_us(start_daemon, notify_socket):
+    crash = {"name": "broken", "plugin": "tests.daemon.stage_plugins:CrashAtSetup",
+             "restart": {"max_restarts": 0, "failed_retry_initial_s": 60}}
+    daemon = start_daemon([crash], {"speak": ["broken"]}, env=notify_env(notify_socket))
+    daemon.wait_for(lambda r: r["stages"][0]["state"] == "failed")
+    datagrams(notify_socket, 0.6)  # what was sent before it failed
+    later = [text for _, text in datagrams(notify_socket, 2.5)]
+    assert not any("WATCHDOG=1" in text for text in later)
+    assert daemon.proc.poll() is None  # still up, answering status, until systemd's watchdog acts
