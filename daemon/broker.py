@@ -230,10 +230,20 @@ class Broker:
             return
         if self._is_news(request, message):
             self.publish("transcript", message)
+            self._alert_dropped_speech(message)
         if message.final:
             self.finish(message.id, message)
         else:
             self.reply(request.client, replace(message, stage=None))
+
+    def _alert_dropped_speech(self, message: Message) -> None:
+        """Speech the recogniser could only write as a loop is left out of the record: say so, loudly."""
+        for span in message.data.get("dropped") or ():
+            text = (f"speech from {span['start_s']:.1f} s to {span['end_s']:.1f} s of request {message.id} was not "
+                    f"transcribed ({span['reason']}): check the recording")
+            self.on_error(message.id, text)
+            self.publish("alert", message.reply("alert", {"kind": "speech_dropped", "request_id": message.id,
+                                                          **span, "message": text}))
 
     @staticmethod
     def _is_news(request: Request, message: Message) -> bool:

@@ -105,12 +105,14 @@ class WindowDecoder:
         if retried:
             full = replace(options, audio_context="full")
             result, looping = self._with_fallback(mel, seek, segment_frames, full, prompt, suppress, timings)
-        rejected = is_rejected(result, options)
-        # Speech the decoder wrote only as a loop, its one loop-free attempt holding no word ("."), is speech
-        # lost: reported as dropped, not passed off as an empty window.
-        loop = not rejected and (result.repetitive or (looping is not None and not WORD.search(result.text)))
+        silent = is_silence(result, options)
+        # Speech the decoder wrote only as a loop, its loop-free attempts holding no word (".") or only babble, is
+        # speech lost: reported as dropped, not passed off as an empty window.
+        lost = looping is not None and (not WORD.search(result.text) or is_rejected(result, options))
+        loop = not silent and (result.repetitive or lost)
+        kept = not (loop or is_rejected(result, options))
         heard = (looping or result).text.strip()[:200] if loop else ""
-        return WindowOutcome(result, kept=not (rejected or loop), loop=loop, full_window_retry=retried, heard=heard)
+        return WindowOutcome(result, kept=kept, loop=loop, full_window_retry=retried, heard=heard)
 
     def _suspect(self, result: WindowResult, segment_frames: int, options: DecodeOptions) -> bool:
         return (result.repetitive or is_rejected(result, options)

@@ -45,3 +45,39 @@ def test_transcribe_file_and_live_stream_through_the_daemon(start_daemon, tmp_pa
     assert len(utterances) == 1 and "medevac" in utterances[0].data["text"].lower()
     assert replies[-1].final and "medevac" in replies[-1].data["text"].lower()
     assert not [m for m in replies if m.type == "error"], "live audio was dropped"
+
+
+def test_speech_heard_only_as_a_loop_raises_an_alert_and_is_not_in_the_record(start_daemon, tmp_path):
+    """Every frame read raw: one final transcript without the loop, its 'dropped' span, and an alert event."""
+    import subprocess
+
+    import zmq
+
+    from .rawclient import RawClient, header
+
+    asr = {"name": "asr", "plugin": "whisper", "params": {"backend": "torch", "beam_size": 5}}
+    daemon = start_daemon([asr], {"transcribe": ["asr"]})
+    report = daemon.wait_for(lambda r: r["state"] == "healthy", timeout_s=180)
+    wav = tmp_path / "twenty.wav"
+    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", str(wav),
+                    "twenty. twenty. twenty. twenty. twenty. twenty."], check=True)
+    events = zmq.Context.instance().socket(zmq.SUB)
+    events.setsockopt(zmq.SUBSCRIBE, b"alert")
+    events.setsockopt(zmq.LINGER, 0)
+    events.connect(report["endpoints"]["events"])
+    time.sleep(0.3)  # a SUB socket only hears what is published after it has joined
+    with RawClient(daemon.endpoint) as raw:
+        raw.send(header("transcribe", "loop-1", final=True, audio={"encoding": "wav"}), wav.read_bytes())
+        raw.collect(until=lambda: raw.finals("loop-1"), timeout_s=120)
+        final = raw.final("loop-1")
+    assert final["type"] == "transcript" and final["data"]["text"] == ""
+    [span] = final["data"]["dropped"]
+    assert span["reason"] == "decoding_loop"
+    assert events.poll(10_000), "no alert event for the dropped speech"
+    topic, head, *_ = events.recv_multipart()
+    alert = json.loads(head)
+    assert topic == b"alert" and alert["data"]["kind"] == "speech_dropped"
+    assert alert["data"]["request_id"] == "loop-1" and alert["data"]["end_s"] == span["end_s"]
+    events.close(0)
+    stages = daemon.wait_for(lambda r: True)["stages"]
+    assert next(s for s in stages if s["name"] == "asr")["plugin_health"]["dropped_loops"] == 1
