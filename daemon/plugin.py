@@ -144,6 +144,15 @@ class Plugin:
     def cancel(self, request_id: str) -> None:
         """Forget the state of a request that ended early (deadline, client gone, worker restart)."""
 
+    def wakeup_fd(self) -> int | None:
+        """A source stage (a microphone) returns a file descriptor that becomes readable when `poll` has output."""
+        return None
+
+    def poll(self) -> Iterator[Message]:
+        """A source stage's unsolicited messages; the worker calls it when `wakeup_fd` is readable and at least
+        every POLL_INTERVAL_S. Each carries data.source; the daemon routes it by its type, like a client's."""
+        return iter(())
+
     def health(self) -> dict[str, Any]:
         """Extra facts for `tcccd status` (backend in use, model, device)."""
         return {}

@@ -83,6 +83,16 @@ class Stage:
                 yield replace(message.error("plugin_error", text), stage=self.name)
         self.latency.add(elapsed_ms(t0))
 
+    def poll(self) -> Iterator[Message]:
+        """A source plugin's unsolicited messages, stamped with this stage; a failing poll is logged, not fatal."""
+        with structlog.contextvars.bound_contextvars(stage=self.name):
+            try:
+                for out in self.plugin.poll():
+                    yield replace(out, stage=self.name)
+            except Exception as exc:  # noqa: BLE001 - a broken source must not take the worker down
+                self._note_error(f"{self.plugin_cls.name} poll failed: {type(exc).__name__}: {exc}")
+                self.log.error("plugin poll raised", exc_info=True)
+
     def apply_profile(self, params: dict[str, Any], profile: str) -> str | None:
         """Switch parameters; returns an error text instead of raising, with the old parameters back in place.
 

@@ -39,6 +39,7 @@ from tcccd.stage import Stage
 PR_SET_PDEATHSIG = 1
 SNAPSHOT_MAX_AGE_S = 0.25
 CANCELLED_REMEMBERED = 1024
+POLL_INTERVAL_S = 0.25  # a source stage is polled at least this often (device retries, a lost device)
 
 
 def _die_with_parent() -> None:
@@ -126,15 +127,25 @@ class Worker:
         poller = zmq.Poller()
         poller.register(self.control, zmq.POLLIN)
         poller.register(self.data, zmq.POLLIN)
+        sources = [s for s in self.stages.values() if s.plugin.wakeup_fd() is not None]
+        for stage in sources:
+            poller.register(stage.plugin.wakeup_fd(), zmq.POLLIN)
         while self.running:
-            events = dict(poller.poll(1000))
+            events = dict(poller.poll(POLL_INTERVAL_S * 1000 if sources else 1000))
             self.forget_cancelled()
             if self.control in events:
                 self.drain_control()
             elif self.data in events:
                 self.handle_data(self.data.recv_multipart())
-            else:
+            elif not sources:
                 self.refresh_snapshot()
+            for stage in sources:  # unsolicited output (a microphone) goes out as it comes, between requests
+                self.send_unsolicited(stage)
+
+    def send_unsolicited(self, stage: Stage) -> None:
+        for out in stage.poll():
+            self.data.send_multipart(out.to_frames())
+        self.refresh_snapshot(SNAPSHOT_MAX_AGE_S)
 
     def drain_control(self) -> None:
         while self.running and self.control.poll(0):

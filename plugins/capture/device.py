@@ -1,0 +1,148 @@
+"""One PortAudio duplex stream: the microphone in and the speaker out, in the same callback.
+
+One stream for both directions means the block played and the block heard are
+handed over together, so echo cancellation is fed exactly what was played, on
+the same clock. The callback does no DSP: it copies the input block and the
+played block into a bounded buffer (a full buffer drops the oldest block and
+counts an overrun), fills the output from the playback queue and wakes the
+stage through an eventfd. Everything heavier runs on the stage's thread.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from tcccd.plugins.capture.playback import PlaybackQueue
+
+STALL_S = 2.0  # no callback this long while the stream should run: the device is gone
+CLOSE_WAIT_S = 1.0
+CLOSING: set[threading.Thread] = set()  # closes still blocked in PortAudio: no re-initialisation until they end
+START_S = 6.0  # a first callback may take this long (PulseAudio's ALSA plugin: ~1.5 s here)
+
+
+class NoDevice(Exception):
+    """The named device is not there (unplugged, no sound server, no card)."""
+
+
+def _rescan(sd: Any) -> None:
+    """PortAudio lists devices once, at initialisation: re-initialise so a plugged-in headset is seen.
+
+    Not while a close is still stuck inside PortAudio: terminating under it would block as well."""
+    for closer in list(CLOSING):
+        if not closer.is_alive():
+            CLOSING.discard(closer)
+    if CLOSING:
+        return
+    with contextlib.suppress(Exception):
+        sd._terminate()
+    sd._initialize()
+
+
+def find_device(sd: Any, name: str) -> tuple[int, dict[str, Any]]:
+    """Index and description of the first device with input and output whose name is, or contains, `name`."""
+    devices = list(sd.query_devices())
+    duplex = [(i, d) for i, d in enumerate(devices) if d["max_input_channels"] > 0 and d["max_output_channels"] > 0]
+    for match in (lambda d: d["name"] == name, lambda d: name in d["name"]):
+        for index, device in duplex:
+            if match(device):
+                return index, device
+    names = ", ".join(repr(d["name"]) for _, d in duplex) or "none"
+    raise NoDevice(f"no audio device named {name!r} with both input and output (found: {names})")
+
+
+class DuplexDevice:
+    def __init__(self, name: str, block_ms: int, buffer_blocks: int, playback: PlaybackQueue, wake_fd: int,
+                 latency_ms: int = 100) -> None:
+        self.name = name
+        self.latency_ms = latency_ms
+        self.output_latency_s = 0.0
+        self.block_ms = block_ms
+        self.playback = playback
+        self.wake_fd = wake_fd
+        self.blocks: collections.deque[tuple[np.ndarray, np.ndarray]] = collections.deque(maxlen=buffer_blocks)
+        self.overruns = 0
+        self.rate_hz = 0
+        self.description = ""
+        self.last_callback_at = 0.0
+        self.opened_at = 0.0
+        self._stream: Any = None
+        self._failed: str | None = None
+
+    def open(self) -> None:
+        """Open and start the stream; raises NoDevice when the device cannot be used."""
+        import sounddevice as sd
+
+        try:
+            _rescan(sd)
+            index, info = find_device(sd, self.name)
+            self.rate_hz = int(info["default_samplerate"])
+            out_channels = min(2, int(info["max_output_channels"]))
+            self._stream = sd.Stream(device=(index, index), samplerate=self.rate_hz, channels=(1, out_channels),
+                                     dtype="float32", blocksize=self.rate_hz * self.block_ms // 1000,
+                                     latency=self.latency_ms / 1000, callback=self._callback,
+                                     finished_callback=self._finished)
+            self._stream.start()
+            self.output_latency_s = float(self._stream.latency[1])
+        except NoDevice:
+            raise
+        except Exception as exc:  # noqa: BLE001 - PortAudio reports a missing or busy device in several types
+            self.close()
+            raise NoDevice(f"audio device {self.name!r} could not be opened: {exc}") from None
+        self.description = str(info["name"])
+        self.opened_at = time.monotonic()
+        self.last_callback_at = 0.0
+        self._failed = None
+
+    def _callback(self, indata: np.ndarray, outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
+        if status.input_overflow:
+            self.overruns += 1
+        played = self.playback.take(frames)
+        outdata[:] = played[:, None]
+        if len(self.blocks) == self.blocks.maxlen:
+            self.overruns += 1  # the stage fell behind: the oldest block is dropped, and counted
+        self.blocks.append((indata[:, 0].copy(), played))
+        self.last_callback_at = time.monotonic()
+        with contextlib.suppress(OSError):
+            os.eventfd_write(self.wake_fd, 1)
+
+    def _finished(self) -> None:
+        self._failed = self._failed or "the audio stream stopped"
+
+    def lost(self, now: float) -> str | None:
+        """Why the device is gone, or None while it delivers audio."""
+        if self._stream is None:
+            return "not open"
+        if self._failed:
+            return self._failed
+        if not self.last_callback_at and now - self.opened_at > START_S:
+            return f"{self.name!r} opened but delivered no audio in {START_S:g} s"
+        if self.last_callback_at and now - self.last_callback_at > STALL_S:
+            return f"no audio from {self.name!r} for {now - self.last_callback_at:.1f} s"
+        return None
+
+    def close(self) -> None:
+        """Stop the stream without waiting on it: PortAudio's abort can block for good on a vanished device
+        (a PulseAudio server that died), so it runs on a thread of its own and the stage moves on."""
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return
+        self._failed = "closed"
+        closer = threading.Thread(target=_close_stream, args=(stream,), name="capture-close", daemon=True)
+        closer.start()
+        closer.join(CLOSE_WAIT_S)
+        if closer.is_alive():
+            CLOSING.add(closer)
+
+
+def _close_stream(stream: Any) -> None:
+    with contextlib.suppress(Exception):
+        stream.abort()
+    with contextlib.suppress(Exception):
+        stream.close()

@@ -1,0 +1,226 @@
+"""The `capture` stage: the kit's microphone and speaker, a source of audio that no client asked for.
+
+A source stage has two sides. Requests reach `process` like any stage's:
+`capture.mute`, `capture.unmute`, and `audio` (TTS output routed through this
+stage by `speak` with `play: true`), which is played and passed on unchanged.
+Unsolicited audio leaves through `poll`: the worker waits on `wakeup_fd` (an
+eventfd the audio callback bumps every block) and sends what `poll` yields,
+16 kHz `stream` chunks of one open-ended stream per listening period, which the
+daemon routes like a client's `stream` (to ASR) and publishes as
+`source: "mic"`. A device that is missing or vanishes puts the stage in
+`no_device` and is retried with backoff; nothing raises.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import Field
+
+from tcccd.audio import decode, resample, to_pcm16
+from tcccd.plugin import Plugin, PluginError, PluginParams
+from tcccd.plugins.capture.device import DuplexDevice, NoDevice
+from tcccd.plugins.capture.echo import RATE_HZ, EchoGuard, EchoSettings
+from tcccd.plugins.capture.levels import LevelMeter
+from tcccd.plugins.capture.playback import PlaybackQueue
+from tcccd.protocol import AudioFormat, Message, new_id
+
+MIC_FORMAT = AudioFormat("pcm_s16le", RATE_HZ, 1)
+
+
+class CaptureParams(PluginParams):
+    device: str = Field("default", min_length=1, description="ALSA/PortAudio device name (exact, or a part of it)")
+    block_ms: int = Field(20, ge=10, le=32, description="audio callback block")
+    buffer_blocks: int = Field(100, ge=4, le=3000, description="blocks held when the stage falls behind")
+    latency_ms: int = Field(100, ge=5, le=500, description="device buffering: lower answers barge-in sooner, "
+                            "higher survives a loaded CPU without xruns")
+    chunk_ms: int = Field(64, ge=10, le=1000, description="audio sent to ASR per message")
+    muted: bool = Field(False, description="start muted")
+    echo: Literal["gate", "aec"] = Field("gate", description="gate: mic off while speaking; aec: WebRTC AEC3")
+    gate_tail_ms: int = Field(300, ge=0, le=5000, description="mic stays off this long after playback ends")
+    aec_delay_ms: int = Field(0, ge=0, le=500, description="hint: output-to-input delay of the device")
+    barge_in: bool = Field(True, description="with echo: aec, speech during playback stops it")
+    barge_in_probability: float = Field(0.7, gt=0, lt=1)
+    barge_in_ms: int = Field(80, ge=10, le=1000, description="speech this long during playback stops it")
+    barge_in_min_dbfs: float = Field(-45.0, le=0)
+    retry_initial_s: float = Field(0.5, gt=0)
+    retry_max_s: float = Field(10.0, gt=0)
+
+
+class CapturePlugin(Plugin):
+    name = "capture"
+    inputs = ("capture.mute", "capture.unmute", "audio")
+    outputs = ("stream", "audio", "capture")
+    source: ClassVar[str] = "mic"
+    Params = CaptureParams
+    params: CaptureParams
+
+    def __init__(self, params: PluginParams, context: Any) -> None:
+        super().__init__(params, context)
+        self.playback = PlaybackQueue()
+        self.meter = LevelMeter()
+        self.muted = self.params.muted
+        self.state = "starting"
+        self.device: DuplexDevice | None = None
+        self.no_device_reason: str | None = None
+        self.retry_at = 0.0
+        self.retry_delay_s = self.params.retry_initial_s
+        self.barge_ins = 0
+        self.overruns_before = 0
+        self.reopens = 0
+        self.stream_id: str | None = None
+        self.seq = 0
+        self.pending = np.zeros(0, np.float32)
+        self._wake_fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+        self._guard = EchoGuard(self._echo_settings())
+        self._resampler: Any = None
+        self._far_resampler: Any = None
+
+    def _echo_settings(self) -> EchoSettings:
+        p = self.params
+        return EchoSettings(mode=p.echo, gate_tail_ms=p.gate_tail_ms, aec_delay_ms=p.aec_delay_ms,
+                            barge_in=p.barge_in, barge_in_probability=p.barge_in_probability,
+                            barge_in_frames=max(1, p.barge_in_ms // 10), barge_in_min_dbfs=p.barge_in_min_dbfs)
+
+    def setup(self) -> None:
+        """Try the device once; a missing one is the `no_device` state, not a failed stage."""
+        import sounddevice  # noqa: F401 - fails here, clearly, when PortAudio (libportaudio2) is missing
+
+        self._open_device(time.monotonic())
+
+    def wakeup_fd(self) -> int:
+        return self._wake_fd
+
+    def _open_device(self, now: float) -> None:
+        import soxr
+
+        device = DuplexDevice(self.params.device, self.params.block_ms, self.params.buffer_blocks, self.playback,
+                              self._wake_fd, self.params.latency_ms)
+        try:
+            device.open()
+        except NoDevice as exc:
+            self._no_device(str(exc), now)
+            return
+        self.device = device
+        self._guard = EchoGuard(self._echo_settings())  # AEC state belongs to one stream's clock
+        self._resampler = soxr.ResampleStream(device.rate_hz, RATE_HZ, 1, dtype="float32")
+        self._far_resampler = soxr.ResampleStream(device.rate_hz, RATE_HZ, 1, dtype="float32")
+        self.state = "muted" if self.muted else "listening"
+        self.no_device_reason = None
+        self.retry_delay_s = self.params.retry_initial_s
+        self.log.info("audio device open", device=device.description, rate_hz=device.rate_hz)
+
+    def _no_device(self, reason: str, now: float) -> None:
+        if self.state != "no_device":
+            self.log.warning("no audio device; retrying with backoff", reason=reason)
+        self.state = "no_device"
+        self.no_device_reason = reason
+        self.retry_at = now + self.retry_delay_s
+        self.retry_delay_s = min(self.params.retry_max_s, self.retry_delay_s * 2)
+
+    def poll(self) -> Iterator[Message]:
+        """Unsolicited output: microphone chunks, and the end of a stream when listening stops."""
+        with contextlib.suppress(BlockingIOError):
+            os.eventfd_read(self._wake_fd)
+        now = time.monotonic()
+        if self.device is None:
+            if now >= self.retry_at:
+                self._open_device(now)
+            return
+        lost = self.device.lost(now)
+        if lost:
+            self.overruns_before += self.device.overruns
+            self.device.close()
+            self.device = None
+            self._open_device(now)  # a stream that stopped on an xrun comes back at once; a vanished device not
+            if self.device is None:
+                self.playback.stop()
+                yield from self._end_stream()
+                return
+            self.reopens += 1
+            self.log.warning("audio stream reopened", reason=lost)
+        yield from self._drain()
+
+    def _drain(self) -> Iterator[Message]:
+        assert self.device is not None
+        chunk_samples = RATE_HZ * self.params.chunk_ms // 1000
+        while self.device.blocks:
+            near, far = self.device.blocks.popleft()
+            self.meter.add(near)
+            near16 = self._resampler.resample_chunk(near)
+            far16 = self._far_resampler.resample_chunk(far)
+            # the speaker sounds output_latency_s after the callback took the samples
+            since_sound_s = time.monotonic() - self.playback.last_sound_at - self.device.output_latency_s
+            clean, barge_in = self._guard.process(near16, far16, self.playback.playing, since_sound_s)
+            if barge_in:
+                self.barge_ins += 1
+                dropped = self.playback.stop()
+                self.log.info("barge-in: playback stopped", dropped_s=round(dropped / self.device.rate_hz, 2))
+            if self.muted:
+                yield from self._end_stream()
+                continue
+            self.pending = np.concatenate([self.pending, clean])
+            if len(self.pending) >= chunk_samples:
+                yield self._chunk(self.pending, final=False)
+                self.pending = np.zeros(0, np.float32)
+
+    def _chunk(self, audio: np.ndarray, final: bool) -> Message:
+        if self.stream_id is None:
+            self.stream_id, self.seq = f"mic-{new_id()}", 0
+        message = Message("stream", id=self.stream_id, seq=self.seq, final=final, payload=to_pcm16(audio),
+                          audio=MIC_FORMAT, data={"source": self.source})
+        self.seq += 1
+        if final:
+            self.stream_id = None
+        return message
+
+    def _end_stream(self) -> Iterator[Message]:
+        """Close the open stream so ASR transcribes the utterance in progress."""
+        if self.stream_id is not None:
+            yield self._chunk(self.pending, final=True)
+        self.pending = np.zeros(0, np.float32)
+
+    def process(self, message: Message) -> Iterator[Message]:
+        if message.type == "audio":
+            yield self._play(message)
+            return
+        if message.type not in ("capture.mute", "capture.unmute"):
+            raise PluginError(f"capture accepts {', '.join(self.inputs)}, got {message.type!r}")
+        self.muted = message.type == "capture.mute"
+        if self.state in ("listening", "muted"):
+            self.state = "muted" if self.muted else "listening"
+        self.log.info("microphone muted" if self.muted else "microphone listening")
+        yield message.reply("capture", self._summary(), final=True)
+
+    def _play(self, message: Message) -> Message:
+        """Queue TTS audio on the speaker and pass the message on: the client still gets its audio."""
+        if self.device is None:
+            raise PluginError(f"cannot play: no audio device ({self.no_device_reason})", code="no_device")
+        if message.payload:
+            audio, rate_hz = decode(message.payload, message.audio)
+            self.playback.add(resample(audio, rate_hz, self.device.rate_hz))
+        return message
+
+    def _summary(self) -> dict[str, Any]:
+        return {"state": self.state, "muted": self.muted, "device": self.params.device}
+
+    def health(self) -> dict[str, Any]:
+        device = self.device
+        return {**self._summary(), "no_device_reason": self.no_device_reason,
+                "device_name": device.description if device else None,
+                "device_rate_hz": device.rate_hz if device else None,
+                "overruns": self.overruns_before + (device.overruns if device else 0), "echo": self.params.echo,
+                "playing": self.playback.playing, "barge_ins": self.barge_ins, "reopens": self.reopens,
+                "gated_blocks": self._guard.gated_blocks,
+                "stream_id": self.stream_id, **self.meter.health()}
+
+    def teardown(self) -> None:
+        if self.device is not None:
+            self.device.close()
+            self.device = None
+        os.close(self._wake_fd)

@@ -1,0 +1,75 @@
+"""A private PulseAudio server with a null sink: a real-time virtual microphone and speaker for tests.
+
+ALSA's `default` device is PulseAudio while PULSE_SERVER points at this server
+(libasound2-plugins), and the sink's monitor is the default source, so what a
+test plays into the sink (`play_file`) or what the stage plays itself is heard
+by the capture stage at real-time pace. Stopping the server is a headset
+being unplugged; starting it again is plugging it back in.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+
+class PulseServer:
+    def __init__(self, tmp_dir: Path) -> None:
+        self.dir = Path(tmp_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.socket = self.dir / "native"
+        self.env = {**os.environ, "XDG_RUNTIME_DIR": str(self.dir), "PULSE_SERVER": f"unix:{self.socket}"}
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def server(self) -> str:
+        return self.env["PULSE_SERVER"]
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            ["pulseaudio", "--daemonize=no", "--exit-idle-time=-1", "-n", "--use-pid-file=no",
+             f"--load=module-native-protocol-unix socket={self.socket} auth-anonymous=1",
+             "--load=module-null-sink sink_name=kit rate=48000 channels=2", "--load=module-always-sink"],
+            env=self.env, stdout=subprocess.DEVNULL, stderr=(self.dir / "pulse.log").open("ab"))
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if subprocess.run(["pactl", "set-default-source", "kit.monitor"], env=self.env,
+                              capture_output=True).returncode == 0:
+                return
+            time.sleep(0.1)
+        raise RuntimeError(f"pulseaudio did not start: {(self.dir / 'pulse.log').read_text()[-2000:]}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+        self.proc = None
+        self.socket.unlink(missing_ok=True)
+
+    def play_file(self, wav: Path) -> subprocess.Popen[bytes]:
+        """Play a file into the sink (the microphone hears it), in the background."""
+        return subprocess.Popen(["paplay", "--device=kit", str(wav)], env=self.env)
+
+
+def pulse_available() -> bool:
+    return all(shutil.which(tool) for tool in ("pulseaudio", "pactl", "paplay"))
+
+
+@pytest.fixture
+def pulse(monkeypatch: pytest.MonkeyPatch):
+    if not pulse_available():
+        pytest.skip("needs pulseaudio, pulseaudio-utils and libasound2-plugins (scripts/system-deps.sh)")
+    server = PulseServer(Path(tempfile.mkdtemp(prefix="tcccd-pa-")))  # short: a unix socket path has 108 bytes
+    server.start()
+    monkeypatch.setenv("PULSE_SERVER", server.server)
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(server.dir, ignore_errors=True)

@@ -1,0 +1,81 @@
+"""Echo protection on a synthetic echo: a delayed, decaying copy of what was played, plus the medic talking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+import soxr
+
+from tcccd.plugins.capture.echo import EchoGuard, EchoSettings
+
+SPEECH = Path("/work/shared/data/real-speech")
+BLOCK = 320  # 20 ms at 16 kHz, as the stage hands blocks over
+DELAY = 320  # 20 ms from speaker to microphone
+
+
+def load(name: str) -> np.ndarray:
+    audio, rate = sf.read(SPEECH / name, dtype="float32", always_2d=True)
+    return soxr.resample(audio.mean(axis=1), rate, 16000).astype(np.float32)
+
+
+def synthetic_echo(far: np.ndarray) -> np.ndarray:
+    """Reflections every 5 ms decaying over 50 ms, 20 ms after the direct path; -10 dB at the loudest."""
+    taps = np.arange(800)
+    response = np.zeros(DELAY + 800, np.float32)
+    response[DELAY:] = np.exp(-taps / 160.0) * (taps % 80 == 0)
+    return np.convolve(far, 0.3 * response)[: len(far)].astype(np.float32)
+
+
+def run(guard: EchoGuard, mic: np.ndarray, far: np.ndarray, speaking: bool = True) -> tuple[np.ndarray, list[int]]:
+    out, barge_ins = [], []
+    for start in range(0, len(mic) - BLOCK + 1, BLOCK):
+        clean, barge_in = guard.process(mic[start:start + BLOCK], far[start:start + BLOCK], speaking, 0.0)
+        out.append(clean)
+        if barge_in:
+            barge_ins.append(start)
+    return np.concatenate(out), barge_ins
+
+
+def db(x: np.ndarray) -> float:
+    return float(10 * np.log10(np.mean(np.square(x, dtype=np.float64)) + 1e-20))
+
+
+def best_correlation(out: np.ndarray, clean: np.ndarray, start: int, end: int) -> float:
+    """AEC3's output lags its input by a few ms: the best over lags up to 20 ms."""
+    return max(float(np.corrcoef(out[start + lag:end], clean[start:end - lag])[0, 1]) for lag in range(0, 320, 8))
+
+
+def scene() -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    far = np.concatenate([load(f"s{i:03d}.wav") for i in (4, 1, 6, 7)])[: 16000 * 12]
+    talk = load("s003.wav")
+    start = 16000 * 9  # the canceller has heard 9 s of playback; the medic talks over its fourth sentence
+    near = np.zeros(len(far), np.float32)
+    near[start:start + len(talk)] = talk
+    return far, synthetic_echo(far), near, start, start + len(talk)
+
+
+def test_aec_removes_25_db_of_echo_and_keeps_the_medic() -> None:
+    far, echo, near, talk_start, talk_end = scene()
+    out, _ = run(EchoGuard(EchoSettings(mode="aec")), echo + near, far)
+    echo_only = slice(16000 * 2, talk_start)
+    assert db(echo[echo_only]) - db(out[echo_only]) >= 25.0
+    assert best_correlation(out, near, talk_start, min(talk_end, len(out))) > 0.7
+
+
+def test_barge_in_only_when_the_medic_talks() -> None:
+    far, echo, near, talk_start, _ = scene()
+    _, echo_alone = run(EchoGuard(EchoSettings(mode="aec")), echo, far)
+    _, with_talk = run(EchoGuard(EchoSettings(mode="aec")), echo + near, far)
+    assert echo_alone == []
+    assert with_talk and with_talk[0] >= talk_start and with_talk[0] - talk_start < 0.3 * 16000
+
+
+def test_gate_passes_nothing_while_speaking_and_for_the_tail() -> None:
+    guard = EchoGuard(EchoSettings(mode="gate", gate_tail_ms=300))
+    block = np.full(BLOCK, 0.1, np.float32)
+    assert not guard.process(block, block, True, 0.0)[0].any()
+    assert not guard.process(block, block, False, 0.2)[0].any()  # 200 ms after the last sound: still the tail
+    assert guard.process(block, block, False, 0.35)[0].any()
+    assert guard.gated_blocks == 2
