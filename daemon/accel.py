@@ -42,6 +42,7 @@ class Precision:
     fp16: bool
     fp32_layers: tuple[str, ...]  # TensorRT LayerType names kept in FP32 inside an FP16 engine
     workspace_bytes: int
+    tensorrt: bool = True  # False: GPU paths stay on torch (the TensorRT backends fall back)
 
     @property
     def torch_dtype(self) -> str:
@@ -54,8 +55,8 @@ PROFILE_PRECISIONS = {
     "emergency": Precision("fastest", fp16=True, fp32_layers=(), workspace_bytes=1024 * MIB),
     # the default: FP16, with the layers whose FP16 sums overflow or drift (LayerNorm, softmax) in FP32
     "field": Precision("balanced", fp16=True, fp32_layers=("NORMALIZATION", "SOFTMAX"), workspace_bytes=512 * MIB),
-    # battery and memory first; the design documents ask for FP32 here
-    "training": Precision("economical", fp16=False, fp32_layers=(), workspace_bytes=256 * MIB),
+    # battery and memory first; the design documents ask for FP32 and no TensorRT here
+    "training": Precision("economical", fp16=False, fp32_layers=(), workspace_bytes=256 * MIB, tensorrt=False),
 }
 
 

@@ -11,6 +11,7 @@ plan; a timing cache not starting with TIMING_MAGIC raises, as a corrupt one doe
 
 from __future__ import annotations
 
+import importlib.machinery
 import json
 import types
 from typing import Any
@@ -22,6 +23,7 @@ TIMING_MAGIC = b"FAKETIMING"
 def make_module(version: str = "10.3.0", layer_types: tuple[str, ...] = ("CONVOLUTION", "NORMALIZATION", "SOFTMAX"),
                 has_fp16_flag: bool = True) -> types.ModuleType:
     trt = types.ModuleType("tensorrt")
+    trt.__spec__ = importlib.machinery.ModuleSpec("tensorrt", None)  # torch's lazy imports probe find_spec
     trt.__version__ = version
     trt.calls = []
     trt.float32, trt.float16 = "float32", "float16"

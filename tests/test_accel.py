@@ -46,6 +46,7 @@ def test_profiles_choose_precision():
     assert precision_for("emergency").fp16 and not precision_for("emergency").fp32_layers
     assert precision_for("field").fp16 and set(precision_for("field").fp32_layers) == {"NORMALIZATION", "SOFTMAX"}
     assert not precision_for("training").fp16 and precision_for("training").torch_dtype == "float32"
+    assert not precision_for("training").tensorrt and precision_for("emergency").tensorrt
     with pytest.raises(ValueError, match="known: emergency, field, training"):
         precision_for("party")
 

@@ -50,6 +50,8 @@ class TensorRTEncoder:
         """`encoder` (the torch module) is needed only when `onnx_file` is not cached yet."""
         import torch
 
+        if not precision.tensorrt:
+            raise BackendUnavailable(f"the {precision.name!r} precision (this profile's) runs without TensorRT")
         if not torch.cuda.is_available():
             raise BackendUnavailable("tensorrt needs a CUDA device and torch sees none")
         try:

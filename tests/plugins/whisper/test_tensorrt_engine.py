@@ -44,7 +44,7 @@ def load(cache, profile):
                             precision=precision_for(profile))
 
 
-@pytest.mark.parametrize("profile", ["field", "emergency", "training"])
+@pytest.mark.parametrize("profile", ["field", "emergency"])
 @pytest.mark.parametrize("frames", [100, 600, 3000])
 def test_engine_features_match_torch_fp32(cpu_fp32, loaded, sentence_audio, profile, frames):
     trt = loaded(profile)
@@ -53,7 +53,7 @@ def test_engine_features_match_torch_fp32(cpu_fp32, loaded, sentence_audio, prof
     reference = cpu_fp32.engine.encoder.encode(mel)
     ours = trt.engine.encoder.encode(mel).cpu()
     scale = reference.abs().max().item()
-    tolerance = 1e-3 if profile == "training" else 0.05  # torch float16 on CPU: up to 0.018
+    tolerance = 0.05  # torch float16 on CPU: up to 0.018
     assert ours.shape == reference.shape
     assert (ours - reference).abs().max().item() < tolerance * scale
 

@@ -12,6 +12,7 @@ import pytest
 import structlog
 import torch
 
+from tcccd.accel import precision_for
 from tcccd.plugin import PluginError
 from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
 from tcccd.testing import PluginHarness
@@ -86,3 +87,10 @@ def test_cuda_device_without_fallbacks_is_a_clear_error(cache):
     with pytest.raises(PluginError, match="torch sees no CUDA device; use device 'cpu'") as error:
         Transcriber.load(None, backend="torch", device="cuda", cache_dir=cache, threads=1)
     assert error.value.code == "bad_config"
+
+
+def test_the_economical_profile_runs_without_tensorrt(monkeypatch, cache):
+    monkeypatch.setitem(sys.modules, "tensorrt", make_module())
+    loaded = Transcriber.load(None, backend="tensorrt", fallback_backends=("onnxruntime",), cache_dir=cache, threads=1,
+                              precision=precision_for("training"))
+    assert loaded.backend == "onnxruntime" and "runs without TensorRT" in loaded.fallbacks[0].reason
