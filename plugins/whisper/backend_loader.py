@@ -116,6 +116,8 @@ class BackendLoader:
             self.source.state = {}  # the module holds its own copy: do not keep both through the rest of the load
             if quantize:
                 quantize_decoder(self.whisper.decoder)
+            if self.device == "cuda" and not self.precision.fp16:  # build_model's CUDA default is FP16
+                self.whisper.float()
         return self.whisper
 
     def _torch_encoder(self, whisper: Any) -> Any:

@@ -40,3 +40,15 @@ def test_same_greedy_tokens_as_the_cpu(cpu_fp32, cuda_fp16, sentence_audio):
         assert ours.text, audio_context
         expected = [s.tokens for s in cpu_fp32.transcribe(sentence_audio, options).segments]
         assert [s.tokens for s in ours.segments] == expected, audio_context
+
+
+def test_training_profile_runs_fp32_on_cuda(cpu_fp32, sentence_audio, tmp_path):
+    from tcccd.accel import precision_for
+
+    fp32 = Transcriber.load(None, backend="torch", device="cuda", cache_dir=tmp_path, threads=2,
+                            precision=precision_for("training"))
+    assert fp32.engine.encoder.parameter.dtype == torch.float32
+    mel = log_mel_spectrogram(sentence_audio, 80)[:, :600][None]
+    reference = cpu_fp32.engine.encoder.encode(mel)
+    ours = fp32.engine.encoder.encode(mel).cpu()
+    assert (ours - reference).abs().max().item() < 1e-3 * reference.abs().max().item()
