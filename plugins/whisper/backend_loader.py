@@ -125,7 +125,7 @@ class BackendLoader:
             from tcccd.plugins.whisper.model import build_model
 
             whisper.encoder = build_model(self.source.dims, self.reread_source().state, self.device,
-                                          with_encoder=True).encoder
+                                          with_encoder=True).encoder.to(whisper.decoder.positional_embedding.dtype)
         return whisper.encoder
 
     def _encoder(self, backend: str, whisper: Any) -> Any:

@@ -46,6 +46,15 @@ def test_the_fallback_transcribes_like_the_reference(fell_back, transcriber, sen
     assert [s.tokens for s in ours.segments] == [s.tokens for s in reference.segments]
 
 
+def test_fallback_to_torch_rebuilds_the_encoder_a_cached_graph_spared(fell_back, transcriber, cache, sentence_audio):
+    assert list(cache.glob("whisper-encoder-*.onnx"))  # cached by `fell_back`: the first load builds no encoder
+    loaded = Transcriber.load(None, backend="tensorrt", fallback_backends=("torch",), cache_dir=cache, threads=1)
+    assert loaded.backend == "torch" and loaded.model.encoder is not None
+    options = DecodeOptions(beam_size=1, temperatures=(0.0,))
+    expected = [s.tokens for s in transcriber.transcribe(sentence_audio, options).segments]
+    assert [s.tokens for s in loaded.transcribe(sentence_audio, options).segments] == expected
+
+
 def test_importable_tensorrt_without_a_gpu_is_still_skipped(monkeypatch, cache):
     fake = make_module()
     monkeypatch.setitem(sys.modules, "tensorrt", fake)
