@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,6 +19,7 @@ from pydantic import Field
 
 from tcccd.audio import load_mono
 from tcccd.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
+from tcccd.plugins.whisper.repetition import has_word
 from tcccd.plugins.whisper.vad import RATE_HZ, SpeechDetector, VadSettings, pack_spans
 from tcccd.protocol import Message
 
@@ -120,15 +121,18 @@ class WhisperPlugin(Plugin):
             timings[key] = timings.get(key, 0.0) + ms
         t0 = time.perf_counter()
         for seg in result.segments:
-            text = seg.text.strip()
-            if not text:
-                continue
-            if self._corrector is not None:
-                text = self._corrector.correct(text)
+            raw = seg.text.strip()
+            if not has_word(raw):
+                continue  # "." or "..." alone: no word was heard
+            text, corrections = self._corrector.apply(raw) if self._corrector is not None else (raw, [])
             heard.segments.append({"start_s": round(offset_s + seg.start_s, 3),
-                                   "end_s": round(offset_s + seg.end_s, 3), "text": text,
+                                   "end_s": round(offset_s + seg.end_s, 3), "text": text, "heard": raw,
+                                   "corrections": [asdict(c) for c in corrections],
                                    "avg_logprob": round(seg.avg_logprob, 4),
                                    "no_speech_prob": round(seg.no_speech_prob, 4)})
+            if corrections and not partial:
+                self.log.info("vocabulary corrected", heard=raw, text=text,
+                              corrections=[asdict(c) for c in corrections])
         timings["vocabulary_ms"] = timings.get("vocabulary_ms", 0.0) + elapsed_ms(t0)
         if partial:
             return

@@ -14,6 +14,12 @@ from __future__ import annotations
 import re
 
 _WORD = re.compile(r"[\w'.]+")
+_WORD_CHAR = re.compile(r"\w")
+
+
+def has_word(text: str) -> bool:
+    """Anything but punctuation: "." or "..." alone is no word heard."""
+    return _WORD_CHAR.search(text) is not None
 
 
 def words(text: str) -> list[str]:

@@ -35,6 +35,17 @@ class Correction:
     similarity: float
 
 
+@dataclass(frozen=True)
+class AppliedCorrection:
+    """One rewrite, for the audit trail: `heard` at characters [start_char, end_char) of the heard text."""
+
+    heard: str
+    term: str
+    start_char: int
+    end_char: int
+    similarity: float
+
+
 def default_vocabulary_path() -> Path:
     return Path(str(resources.files("tcccd.profiles").joinpath("medical_vocab.txt")))
 
@@ -81,14 +92,20 @@ class VocabularyCorrector:
 
     def correct(self, text: str) -> str:
         """`text` with every run of words that sounds like a term replaced by that term; the rest kept as is."""
+        return self.apply(text)[0]
+
+    def apply(self, text: str) -> tuple[str, list[AppliedCorrection]]:
+        """The corrected text and, for the audit trail, each rewrite: what was heard, where, what it became."""
         matches = [m for m in _WORD.finditer(text) if m.group()[0].isalnum()]
         words = [m.group() for m in matches]
+        applied = []
         for fix in sorted(self.find(words), key=lambda c: -c.start_word):
             begin, end = matches[fix.start_word].start(), matches[fix.end_word - 1].end()
             sentence_start = not text[:begin].strip() or text[:begin].rstrip()[-1] in ".!?"
             term = fix.term[:1].upper() + fix.term[1:] if sentence_start else fix.term
+            applied.append(AppliedCorrection(text[begin:end], term, begin, end, round(fix.similarity, 3)))
             text = text[:begin] + term + text[end:]
-        return text
+        return text, applied[::-1]
 
     def find(self, words: list[str]) -> list[Correction]:
         """Best non-overlapping corrections, most similar first."""

@@ -17,20 +17,19 @@ is the one place that decides, in order:
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, replace
 from typing import Any
 
 from tcccd.plugins.whisper.decoding import SECONDS_PER_TIMESTAMP, DecodeOptions, WindowResult
 from tcccd.plugins.whisper.mel import HOP_LENGTH, N_FRAMES, SAMPLE_RATE_HZ
+from tcccd.plugins.whisper.repetition import has_word
 
 AUDIO_CONTEXT_MARGIN_FRAMES = 100  # 1 s of the padding's silence after the audio: the model sees speech end
 FRAMES_PER_POSITION = 2  # the encoder's second convolution halves the frame rate
 # A truncated-context decode whose last timestamp is this far before the end of the audio may have lost words
 # (the plugin's chunks end 0.2 s after VAD's end of speech): it is decoded again with the full window.
 EARLY_END_S = 1.0
-WORD = re.compile(r"\w")
 
 
 Attempt = WindowResult | None
@@ -108,7 +107,7 @@ class WindowDecoder:
         silent = is_silence(result, options)
         # Speech the decoder wrote only as a loop, its loop-free attempts holding no word (".") or only babble, is
         # speech lost: reported as dropped, not passed off as an empty window.
-        lost = looping is not None and (not WORD.search(result.text) or is_rejected(result, options))
+        lost = looping is not None and (not has_word(result.text) or is_rejected(result, options))
         loop = not silent and (result.repetitive or lost)
         kept = not (loop or is_rejected(result, options))
         heard = (looping or result).text.strip()[:200] if loop else ""

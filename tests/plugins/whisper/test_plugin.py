@@ -182,3 +182,16 @@ def test_speech_heard_only_as_a_loop_is_reported_not_transcribed(harness, tmp_pa
     [dropped] = reply.data["dropped"]
     assert dropped["reason"] == "decoding_loop" and 0.0 <= dropped["start_s"] < dropped["end_s"]
     assert harness.plugin.health()["dropped_loops"] == before + 1
+
+
+def test_each_segment_keeps_what_the_model_heard_beside_the_corrected_text(harness):
+    """The audit trail: 'heard' is the model's own text; every difference from it is a listed correction."""
+    reply = transcribe(harness, (ROOT / "samples" / "airway.wav").read_bytes())
+    segments = reply.data["segments"]
+    assert segments
+    for segment in segments:
+        rebuilt = segment["heard"]
+        for fix in sorted(segment["corrections"], key=lambda c: -c["start_char"]):
+            assert rebuilt[fix["start_char"]:fix["end_char"]] == fix["heard"]
+            rebuilt = rebuilt[:fix["start_char"]] + fix["term"] + rebuilt[fix["end_char"]:]
+        assert rebuilt == segment["text"]

@@ -71,3 +71,14 @@ def test_wer_normalises_numbers_and_punctuation(reference, hypothesis, errors):
 def test_corpus_wer_weights_by_reference_words():
     assert corpus_wer([("a b c d", "a b c d"), ("x y", "")]) == pytest.approx(2 / 6)
     assert normalize("Blood pressure: 100/70.") == "blood pressure 100 over 70"
+
+
+def test_every_rewrite_is_recorded_with_what_was_heard_and_where(corrector):
+    heard = "Check the turner kit. Medimac helicopter is 10 minutes out."
+    text, applied = corrector.apply(heard)
+    assert text == "Check the tourniquet. Medevac helicopter is 10 minutes out."
+    assert [(a.heard, a.term) for a in applied] == [("turner kit", "tourniquet"), ("Medimac", "Medevac")]
+    for rewrite in applied:
+        assert heard[rewrite.start_char:rewrite.end_char] == rewrite.heard
+        assert corrector.min_similarity <= rewrite.similarity <= 1.0
+    assert corrector.apply("The road to the north is open.") == ("The road to the north is open.", [])
