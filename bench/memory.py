@@ -53,7 +53,7 @@ SENTENCES = ["Tourniquet applied at zero nine fifteen.", "TXA given.", "Heart ra
 
 
 def recordings() -> list[Path]:
-    """The bundled samples, twelve real clips, and a 45 s recording joined from real clips with pauses."""
+    """The bundled samples, six real clips, and a 45 s recording joined from real clips with pauses."""
     real = sorted(REAL.glob("s0*.wav"))
     long = OUT / "real45.wav"
     if not long.exists():
@@ -67,7 +67,7 @@ def recordings() -> list[Path]:
                 break
         long.parent.mkdir(parents=True, exist_ok=True)
         soundfile.write(long, np.concatenate(pieces), 16000)
-    return sorted((ROOT / "samples").glob("*.wav")) + real[:12] + [long]
+    return sorted((ROOT / "samples").glob("*.wav")) + real[:6] + [long]
 
 
 class Sampler(threading.Thread):

@@ -110,7 +110,7 @@ def decide(readings: Readings, state: CapperState, settings: MemorySettings, now
     unloadable = [w for w in idle if (w.idle_s or 0.0) >= settings.idle_before_unload_s]
     if unloadable:
         return Decision("unload", (unloadable[0].name,), f"{over}; {unloadable[0].name} idle "
-                                                         f"{unloadable[0].idle_s:.0f} s")
+                                                         f"{unloadable[0].idle_s:.1f} s")
     if readings.next_profile is not None:
         return Decision("step_down", (readings.next_profile,), over)
     if not state.refusing:
@@ -127,7 +127,7 @@ def _within_budget(readings: Readings, settings: MemorySettings, releasable: lis
                         f"budget of {readings.budget_bytes // MIB} MiB")
     limit_s = settings.unload_idle_after_s
     if limit_s is not None and idle and (idle[0].idle_s or 0.0) >= limit_s:
-        return Decision("unload", (idle[0].name,), f"{idle[0].name} idle {idle[0].idle_s:.0f} s "
+        return Decision("unload", (idle[0].name,), f"{idle[0].name} idle {idle[0].idle_s:.1f} s "
                                                    f"(unload_idle_after_s={limit_s:g})")
     return None
 

@@ -56,3 +56,12 @@ class Hog(Plugin):
 
     def health(self) -> dict[str, int]:
         return {"cache_mb": len(self.cache) * self.params.cache_mb, "releases": self.releases}
+
+
+class BadRelease(Hog):
+    """A plugin whose release_memory fails: the others must still be released."""
+
+    name = "bad-release"
+
+    def release_memory(self) -> None:
+        raise RuntimeError("cannot free the arena")

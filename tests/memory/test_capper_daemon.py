@@ -8,7 +8,9 @@ test needs the kernel to report pressure.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +80,8 @@ def test_worker_past_its_share_is_asked_to_release(start_daemon) -> None:  # noq
     daemon = start_daemon([hog("grower", 20, cache_mb=40)], {"grow": ["grower"]},
                           memory={"budget_mb": 8000, "worker_share_mb": {"grower": 150}, **FAST})
     daemon.wait_healthy()
-    with daemon.client() as client, client.subscribe(("alert",)) as events:
+    with daemon.client() as client, contextlib.closing(client.subscribe(("alert",))) as events:
+        time.sleep(0.3)  # the subscription is connected before anything happens
         for _ in range(4):
             client.call("grow")
         seen = alerts(events, 1)
@@ -96,7 +99,8 @@ def test_pressure_climbs_the_ladder_to_refusal_and_back_without_losing_accepted_
     daemon = start_daemon([hog("asr", 10)], {"work": ["asr"]}, env={"TCCCD_HOST_ROOT": str(root)},
                           memory={"budget_mb": 8000, **FAST, "idle_before_unload_s": 60, "release_cooldown_s": 60})
     daemon.wait_healthy()
-    with daemon.client(timeout_s=30) as client, client.subscribe(("alert",)) as events:
+    with daemon.client(timeout_s=30) as client, contextlib.closing(client.subscribe(("alert",))) as events:
+        time.sleep(0.3)
         hosts.write(root, "proc/pressure/memory", hosts.PSI_THRASHING)
         seen = alerts(events, 3)
         assert [a["action"] for a in seen] == ["release", "step_down", "refuse"]
@@ -128,24 +132,35 @@ def test_budget_changes_with_the_profile(start_daemon, tmp_path: Path) -> None: 
 
 
 def test_no_accepted_request_is_lost_while_workers_are_unloaded_and_reloaded(start_daemon) -> None:  # noqa: F811
-    daemon = start_daemon([hog("a", 150), hog("b", 150)], {"to_a": ["a"], "to_b": ["b"]},
-                          memory={"budget_mb": 300, **FAST, "idle_before_unload_s": 0.2})
+    """Two clients take turns with pauses, so each worker goes idle, is unloaded, and is loaded again by the
+    next request: every request either succeeds or is refused before it was accepted (busy/memory)."""
+    daemon = start_daemon([hog("a", 150, delay_s=0.1), hog("b", 150, delay_s=0.1)], {"to_a": ["a"], "to_b": ["b"]},
+                          memory={"budget_mb": 300, **FAST, "idle_before_unload_s": 0.3})
     daemon.wait_for(lambda r: all(s["state"] in ("ready", "unloaded") for s in r["stages"]))
     outcomes: list[str] = []
+    pids: dict[str, set[int]] = {"to_a": set(), "to_b": set()}
 
-    def client_loop(kind: str) -> None:
+    def client_loop(kind: str, pause_s: float) -> None:
         with daemon.client(timeout_s=30) as client:
-            for _ in range(8):
+            for _ in range(6):
                 try:
-                    outcomes.append(client.call(kind, deadline_s=30).type)
+                    reply = client.call(kind, deadline_s=30)
+                    outcomes.append(reply.type)
+                    pids[kind].add(reply.data["pid"])
                 except RequestFailed as exc:
                     outcomes.append(f"{exc.reply.data['code']}/{exc.reply.data.get('reason')}")
+                time.sleep(pause_s)
 
-    threads = [threading.Thread(target=client_loop, args=(k,)) for k in ("to_a", "to_b")]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert len(outcomes) == 16
+    with daemon.client() as client, contextlib.closing(client.subscribe(("alert",))) as events:
+        time.sleep(0.3)
+        threads = [threading.Thread(target=client_loop, args=a) for a in (("to_a", 0.9), ("to_b", 1.3))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        unloads = [a for a in alerts(events, 100, timeout_s=0.5) if a["action"] == "unload"]
+    assert len(outcomes) == 12
     assert set(outcomes) <= {"echo", "busy/memory"}, outcomes  # refused before acceptance, never lost after
-    assert "echo" in outcomes
+    assert outcomes.count("echo") >= 6, outcomes
+    assert unloads, "no worker was unloaded: the test did not test anything"
+    assert max(len(p) for p in pids.values()) >= 2, pids  # a worker served, was unloaded, and served again
