@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from tcccd.telemetry.policy import CapPolicy
@@ -91,3 +93,29 @@ def test_thresholds_come_from_the_settings() -> None:
 def test_inconsistent_settings_are_refused(bad: dict) -> None:
     with pytest.raises(ValidationError):
         TelemetrySettings(**bad)
+
+
+readings_strategy = st.lists(st.tuples(st.one_of(st.none(), st.floats(0, 100)),
+                                       st.one_of(st.none(), st.floats(20, 110))), max_size=80)
+
+
+@given(readings_strategy, st.sampled_from(["training", "field", "emergency"]))
+def test_properties_over_any_readings(rows: list[tuple[float | None, float | None]], requested: str) -> None:
+    policy = CapPolicy(TelemetrySettings(dwell_s=3), requested)
+    for t_s, (battery, hottest) in enumerate(rows):
+        decision = policy.update({"battery_percent": battery, "hottest_c": hottest}, float(t_s))
+        current = policy.current
+        assert policy.rank(current.effective) <= policy.rank(requested), "a cap never raises the profile"
+        if battery is not None and battery <= 20 or hottest is not None and hottest >= 85:
+            assert current.effective == "training", "a training cap applies on the reading that crosses"
+        if decision is not None and decision.cap is not None:
+            value = {"battery_percent": battery, "hottest_c": hottest}.get(decision.reading)
+            assert value is not None, "only a present reading can start a cap"
+
+
+@given(readings_strategy)
+def test_missing_readings_alone_never_cap(rows: list[tuple[float | None, float | None]]) -> None:
+    policy = CapPolicy(TelemetrySettings(), "emergency")
+    for t_s, _ in enumerate(rows):
+        assert policy.update({"battery_percent": None, "hottest_c": None}, float(t_s)) is None
+    assert policy.current.effective == "emergency"
