@@ -11,6 +11,7 @@ never break the timestamp structure.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -62,6 +63,9 @@ class DecodeOptions:
     # Temperature fallback samples from a generator seeded per window from this: the same audio gives the same
     # record (a medical record must be reproducible), and a window's text never depends on what came before it.
     seed: int = 0
+    # Called between windows and between decoder steps; raises to abandon the work (a cancelled request, or one
+    # past its deadline: tcccd's PluginContext.check_cancelled), so a long file stops instead of running on.
+    check: Callable[[], None] | None = None
 
 
 @dataclass
@@ -116,6 +120,11 @@ class LogitFilters:
         self.max_timestamp_index = max_timestamp_index
         self.suppress = torch.tensor(sorted(set(suppress)), dtype=torch.long, device=device)
         self.blank = torch.tensor(tokenizer.encode(" ") + [tokenizer.eot], dtype=torch.long, device=device)
+
+    def check(self) -> None:
+        """Let the caller abandon the decode (options.check raises) between steps."""
+        if self.options.check is not None:
+            self.options.check()
 
     def __call__(self, tokens: torch.Tensor, logits: torch.Tensor, token_lists: list[list[int]]) -> None:
         if self.options.suppress_blank and tokens.shape[1] == self.sample_begin:
@@ -239,6 +248,7 @@ def _sample_loop(state: _DecoderState, logits: torch.Tensor, filters: LogitFilte
     ended: dict[int, list[int]] = {}
     rows = list(range(n))  # the hypothesis each row of `state` holds
     for _ in range(max_len):
+        filters.check()
         filters(state.tokens, logits, state.lists)
         logprobs = torch.log_softmax(logits, dim=-1)
         chosen = logits.argmax(dim=-1) if temperature == 0 else draw(logits, temperature, generator)
@@ -269,6 +279,7 @@ def _beam_loop(state: _DecoderState, logits: torch.Tensor, filters: LogitFilters
     sum_logprobs = [0.0] * beam_size
     finished: dict[tuple[int, ...], float] = {}
     for _ in range(max_len):
+        filters.check()
         filters(state.tokens, logits, state.lists)
         top_lp, top_ids = torch.log_softmax(logits, dim=-1).topk(beam_size + 1, dim=-1)
         scores: dict[tuple[int, ...], float] = {}

@@ -240,7 +240,7 @@ class WhisperPlugin(Plugin):
         from tcccd.plugins.whisper.transcriber import DecodeOptions
 
         return DecodeOptions(beam_size=self.params.beam_size, temperatures=tuple(self.params.temperatures),
-                             no_speech_threshold=self.params.no_speech_threshold,
+                             no_speech_threshold=self.params.no_speech_threshold, check=self.context.check_cancelled,
                              logprob_threshold=self.params.logprob_threshold)
 
     def _vad_settings(self) -> VadSettings:

@@ -191,6 +191,8 @@ class Transcriber:
         seek = 0
         while seek < content_frames:
             segment_frames = min(N_FRAMES, content_frames - seek)
+            if options.check is not None:
+                options.check()
             if _is_digital_silence(mel[:, seek: seek + segment_frames]):
                 seek += segment_frames  # no signal at all: nothing to transcribe, and tiny.en would say "you"
                 continue

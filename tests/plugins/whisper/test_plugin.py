@@ -195,3 +195,22 @@ def test_each_segment_keeps_what_the_model_heard_beside_the_corrected_text(harne
             assert rebuilt[fix["start_char"]:fix["end_char"]] == fix["heard"]
             rebuilt = rebuilt[:fix["start_char"]] + fix["term"] + rebuilt[fix["end_char"]:]
         assert rebuilt == segment["text"]
+
+
+def test_a_cancelled_request_stops_decoding_and_says_why(harness, corpus):
+    """Cooperative cancel: the stage answers 'cancelled' long before the recording would have been decoded."""
+    import threading
+
+    from tcccd.plugin import CancelScope
+
+    long = corpus.build_long(ROOT / "bench" / "out" / "asr")
+    scope = CancelScope("cancel-me", deadline_at=None)
+    message = Message("transcribe", id="cancel-me", payload=long.path.read_bytes(), final=True,
+                      audio=AudioFormat("wav"))
+    threading.Timer(0.5, scope.cancel, args=("the client went away",)).start()
+    [reply] = list(harness.stage.handle(message, scope))
+    assert reply.type == "error" and reply.final
+    assert reply.data["code"] == "cancelled" and "the client went away" in reply.data["message"]
+    [again] = harness.request(Message("transcribe", payload=(ROOT / "samples" / "txa.wav").read_bytes(), final=True,
+                                      audio=AudioFormat("wav")))
+    assert again.type == "transcript" and again.data["text"]
