@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA = """
@@ -157,3 +159,42 @@ class TranscriptJournal:
 
     def close(self) -> None:
         self.db.close()
+
+
+class TranscriptFeed:
+    """Final transcripts, journalled then published; partials published as they come (not journalled).
+
+    The one path every final transcript takes, from the microphone or a client: append, then publish with
+    `journal_seq` so a subscriber that reconnects knows where to resume (`transcripts.since`).
+    """
+
+    def __init__(self, journal: TranscriptJournal | None, publish: Callable[[str, Any], None],
+                 profile: Callable[[], str], on_error: Callable[[str, str], None]) -> None:
+        self.journal = journal
+        self.publish = publish
+        self.profile = profile
+        self.on_error = on_error
+        self.log = structlog.get_logger()
+
+    def final(self, message: Any, source: str) -> None:
+        data = {**message.data, "source": source}
+        if self.journal is not None:
+            segments = data.get("segments") or [{k: data[k] for k in ("start_s", "end_s", "text") if k in data}]
+            entry = Entry(ts=time.time(), source=source, profile=self.profile(), request_id=message.id,
+                          text=str(data.get("text", "")), confidence=confidence_of(segments), segments=segments)
+            try:
+                data["journal_seq"] = self.journal.append(entry)
+            except JournalFull as exc:
+                self._alert_unrecorded(message, str(exc))
+        self.publish("transcript", replace(message, data=data, stage=None))
+
+    def partial(self, message: Any, source: str) -> None:
+        self.publish("transcript", replace(message, data={**message.data, "source": source}, stage=None))
+
+    def _alert_unrecorded(self, message: Any, reason: str) -> None:
+        """The medic's record has a gap: say it everywhere an operator looks, and still publish."""
+        text = f"TRANSCRIPT NOT RECORDED: {reason}; free disk space in the state directory"
+        self.log.critical("transcript journal cannot write", request_id=message.id, reason=reason)
+        self.on_error(message.id, text)
+        self.publish("alert", replace(message, type="alert", data={"kind": "journal_full", "message": text},
+                                      payload=None, stage=None))

@@ -127,6 +127,8 @@ class CapturePlugin(Plugin):
         """Unsolicited output: microphone chunks, and the end of a stream when listening stops."""
         with contextlib.suppress(BlockingIOError):
             os.eventfd_read(self._wake_fd)
+        if self.muted:
+            yield from self._end_stream()  # at once, whether or not the device delivers right now
         now = time.monotonic()
         if self.device is None:
             if now >= self.retry_at:
@@ -162,7 +164,6 @@ class CapturePlugin(Plugin):
                 dropped = self.playback.stop()
                 self.log.info("barge-in: playback stopped", dropped_s=round(dropped / self.device.rate_hz, 2))
             if self.muted:
-                yield from self._end_stream()
                 continue
             self.pending = np.concatenate([self.pending, clean])
             if len(self.pending) >= chunk_samples:
@@ -207,7 +208,7 @@ class CapturePlugin(Plugin):
         return message
 
     def _summary(self) -> dict[str, Any]:
-        return {"state": self.state, "muted": self.muted, "device": self.params.device}
+        return {"capture": self.state, "muted": self.muted, "device": self.params.device}
 
     def health(self) -> dict[str, Any]:
         device = self.device

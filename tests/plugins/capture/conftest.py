@@ -1,1 +1,16 @@
-from tests.plugins.capture.pulse import pulse  # noqa: F401 - the fixture, for every test here
+"""The virtual microphone fixture for every capture test (and the daemon's end-to-end capture test)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tcccd.plugins.capture.virtual_mic import pulse_available, running_pulse
+
+
+@pytest.fixture
+def pulse(monkeypatch: pytest.MonkeyPatch):
+    if not pulse_available():
+        pytest.skip("needs pulseaudio, pulseaudio-utils and libasound2-plugins (scripts/system-deps.sh)")
+    with running_pulse() as server:
+        monkeypatch.setenv("PULSE_SERVER", server.server)
+        yield server

@@ -50,7 +50,7 @@ def wait_audio(h: PluginHarness, timeout_s: float = 10.0) -> list[Message]:
 def wait_state(h: PluginHarness, state: str, timeout_s: float = 20.0) -> list[Message]:
     out: list[Message] = []
     deadline = time.monotonic() + timeout_s
-    while h.plugin.health()["state"] != state:
+    while h.plugin.health()["capture"] != state:
         assert time.monotonic() < deadline, f"capture never reached {state!r}: {h.plugin.health()}"
         out += run_for(h, 0.1)
     return out
@@ -58,7 +58,7 @@ def wait_state(h: PluginHarness, state: str, timeout_s: float = 20.0) -> list[Me
 
 def test_hears_the_microphone_as_16khz_mic_stream(pulse, tmp_path: Path) -> None:
     with PluginHarness("capture", STEADY, tmp_path) as h:
-        assert h.plugin.health()["state"] == "listening"
+        assert h.plugin.health()["capture"] == "listening"
         player = pulse.play_file(speech_wav())
         out = run_for(h, 6.0)
         player.wait(timeout=10)
@@ -94,9 +94,9 @@ def test_mute_ends_the_stream_and_stops_audio(pulse, tmp_path: Path) -> None:
     with PluginHarness("capture", STEADY, tmp_path) as h:
         first = wait_audio(h)
         [reply] = h.request(Message("capture.mute", final=True))
-        assert reply.data["state"] == "muted" and reply.final
+        assert reply.data["capture"] == "muted" and reply.final
         muted = run_for(h, 1.0)
-        assert h.plugin.health()["state"] == "muted"
+        assert h.plugin.health()["capture"] == "muted"
         h.request(Message("capture.unmute", final=True))
         later = wait_audio(h)
     stream_id = first[0].id
@@ -140,7 +140,7 @@ def test_no_device_then_it_comes_back(pulse, tmp_path: Path, monkeypatch: pytest
     pulse.stop()
     with PluginHarness("capture", params, tmp_path) as h:
         health = h.plugin.health()
-        assert health["state"] == "no_device" and "default" in health["no_device_reason"]
+        assert health["capture"] == "no_device" and "default" in health["no_device_reason"]
         with pytest.raises(Exception):  # noqa: B017 - any error reply is fine; the message is checked below
             raise_on_error(h.request(Message("audio", payload=b"\0\0" * 160, audio=AudioFormat(), final=True)))
         pulse.start()

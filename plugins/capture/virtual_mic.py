@@ -1,5 +1,6 @@
-"""A private PulseAudio server with a null sink: a real-time virtual microphone and speaker for tests.
+"""A private PulseAudio server with a null sink: a real-time virtual microphone and speaker.
 
+For tests and benchmarks of the capture stage on machines without a sound card.
 ALSA's `default` device is PulseAudio while PULSE_SERVER points at this server
 (libasound2-plugins), and the sink's monitor is the default source, so what a
 test plays into the sink (`play_file`) or what the stage plays itself is heard
@@ -9,14 +10,14 @@ being unplugged; starting it again is plugging it back in.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 
 class PulseServer:
@@ -61,13 +62,11 @@ def pulse_available() -> bool:
     return all(shutil.which(tool) for tool in ("pulseaudio", "pactl", "paplay"))
 
 
-@pytest.fixture
-def pulse(monkeypatch: pytest.MonkeyPatch):
-    if not pulse_available():
-        pytest.skip("needs pulseaudio, pulseaudio-utils and libasound2-plugins (scripts/system-deps.sh)")
-    server = PulseServer(Path(tempfile.mkdtemp(prefix="tcccd-pa-")))  # short: a unix socket path has 108 bytes
+@contextlib.contextmanager
+def running_pulse() -> Iterator[PulseServer]:
+    """A started server in a fresh short temp dir (a unix socket path has 108 bytes), removed after."""
+    server = PulseServer(Path(tempfile.mkdtemp(prefix="tcccd-pa-")))
     server.start()
-    monkeypatch.setenv("PULSE_SERVER", server.server)
     try:
         yield server
     finally:
