@@ -76,11 +76,20 @@ class DuplexDevice:
         self._failed: str | None = None
 
     def open(self) -> None:
-        """Open and start the stream; raises NoDevice when the device cannot be used."""
+        """Open and start the stream; raises NoDevice when the device cannot be used.
+
+        First with PortAudio's current device list (cheap: a stream that stopped on an xrun comes back at
+        once), then after a rescan (a headset plugged in since)."""
         import sounddevice as sd
 
         try:
+            self._open(sd)
+        except NoDevice:
             _rescan(sd)
+            self._open(sd)
+
+    def _open(self, sd: Any) -> None:
+        try:
             index, info = find_device(sd, self.name)
             self.rate_hz = int(info["default_samplerate"])
             out_channels = min(2, int(info["max_output_channels"]))

@@ -14,7 +14,7 @@ from tcccd.testing import PluginHarness
 
 SPEECH = Path("/work/shared/data/real-speech")
 SPEECH = SPEECH if SPEECH.is_dir() else Path(__file__).resolve().parents[3] / "samples"
-STEADY = {"latency_ms": 200}  # this shared 2-core box is loaded: PulseAudio's ALSA plugin xruns on short buffers
+STEADY = {"latency_ms": 300}  # this shared 2-core box is loaded: PulseAudio's ALSA plugin xruns on short buffers
 
 
 def speech_wav(name: str = "s004.wav") -> Path:
@@ -37,7 +37,7 @@ def samples_of(messages: list[Message]) -> np.ndarray:
     return (np.concatenate(chunks) if chunks else np.zeros(0, np.int16)).astype(np.float32) / 32768.0
 
 
-def wait_audio(h: PluginHarness, timeout_s: float = 10.0) -> list[Message]:
+def wait_audio(h: PluginHarness, timeout_s: float = 20.0) -> list[Message]:
     """Poll until the device delivers (a PulseAudio stream takes about a second to start)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
