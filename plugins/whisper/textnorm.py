@@ -19,7 +19,7 @@ _SMALL = {w: i for i, w in enumerate(_SMALL_WORDS.split(" "))}
 _TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety"
 _TENS = {w: 10 * i for i, w in enumerate(_TENS_WORDS.split(" "), start=2)}
 _SCALES = {"hundred": 100, "thousand": 1000}
-_NUMBER_WORDS = set(_SMALL) | set(_TENS) | set(_SCALES)
+NUMBER_WORDS = set(_SMALL) | set(_TENS) | set(_SCALES)
 _ABBREVIATIONS = {"%": " percent ", "mg": "milligrams", "ml": "milliliters", "bp": "blood pressure",
                   "okay": "ok", "o2": "oxygen"}
 
@@ -42,18 +42,18 @@ def _numbers_to_digits(words: list[str]) -> list[str]:
     out: list[str] = []
     run: list[str] = []
     for word in [*words, ""]:
-        if word in _NUMBER_WORDS or (word.isdigit() and run and run[-1].isdigit()):
+        if word in NUMBER_WORDS or (word.isdigit() and run and run[-1].isdigit()):
             run.append(word)
             continue
         if run:
-            out.append(_digits_of(run))
+            out.append(digits_of(run))
             run = []
         if word:
             out.append(word)
     return out
 
 
-def _digits_of(run: list[str]) -> str:
+def digits_of(run: list[str]) -> str:
     groups: list[int] = []
     current: int | None = None
     for word in run:

@@ -1,0 +1,177 @@
+"""Inverse normalisation: numbers, doses, vitals and times written as a medic writes them on a TCCC card.
+
+tiny.en writes some numbers as words ("ninety two percent") and some as digits
+("92 percent", "09:15"); a record needs one form: "92%", "0915", "120/80",
+"1 g TXA", "4 mg". This step only rewrites a number in a context that says what
+it is (a unit, "percent", "over", a vital sign, a clock time); a number word
+anywhere else ("one of the casualties", "a second tourniquet") is left alone.
+
+It never adds content: every digit it writes comes from a number heard, and the
+only words it writes are unit symbols for unit words heard ("grams" -> "g").
+Decisions: "09:15" becomes "0915" (a 24-hour time, as DD-1380 writes times);
+"9:15" and tiny.en's "0.515" (its rendering of "zero nine fifteen") are left as
+heard, since either would need a digit or a reading the audio did not give.
+"oh" is not read as zero. Number words are parsed by textnorm's scoring parser.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tcccd.plugins.whisper.textnorm import NUMBER_WORDS, digits_of
+
+UNITS = {"gram": "g", "grams": "g", "milligram": "mg", "milligrams": "mg", "microgram": "mcg",
+         "micrograms": "mcg", "milliliter": "mL", "milliliters": "mL", "millilitre": "mL", "millilitres": "mL",
+         "kilogram": "kg", "kilograms": "kg"}  # not litres: tiny.en writes "liter" for "litter"
+VITAL_CUES = ("heart rate", "pulse", "pulse rate", "respiratory rate", "respirations", "respiration rate",
+              "breathing rate", "gcs", "pulse ox", "spo2", "saturation", "sats", "sat", "temperature")
+_TOKEN = re.compile(r"\d+(?:[.:/]\d+)*%?|[A-Za-z]+(?:'[A-Za-z]+)?")
+_CLOCK = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
+_CONTEXT_WORDS = {"over", "percent", *UNITS}  # a number before one of these is not a clock time
+_PLAIN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One rewrite, for the audit trail: `heard` at characters [start_char, end_char) of the input."""
+
+    heard: str
+    written: str
+    start_char: int
+    end_char: int
+    rule: str  # "time", "ratio", "percent", "dose" or "vital"
+
+
+@dataclass(frozen=True)
+class _Token:
+    text: str
+    start: int
+    end: int
+
+    @property
+    def word(self) -> str:
+        return self.text.lower()
+
+
+@dataclass(frozen=True)
+class _Number:
+    digits: str
+    end: int  # index of the first token after it
+    spoken: bool  # written in words, not digits
+
+
+def inverse_normalize(text: str) -> tuple[str, list[Rewrite]]:
+    """`text` with numbers written as a medic writes them, and each rewrite made, in order."""
+    tokens = [_Token(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    rewrites: list[Rewrite] = []
+    i = 0
+    while i < len(tokens):
+        found = _rewrite_at(text, tokens, i)
+        if found is None:
+            i += 1
+            continue
+        rewrite, i = found
+        rewrites.append(rewrite)
+    out = text
+    for rewrite in reversed(rewrites):
+        out = out[:rewrite.start_char] + rewrite.written + out[rewrite.end_char:]
+    return out, rewrites
+
+
+def _rewrite_at(text: str, tokens: list[_Token], i: int) -> tuple[Rewrite, int] | None:
+    """The rewrite of the number that starts at token i, and the index after it; None if it stays as heard."""
+    clock = _CLOCK.fullmatch(tokens[i].text)
+    if clock and not _CONTEXT_WORDS.intersection({_word(tokens, i + 1)}):
+        return _make(text, tokens, i, i + 1, clock.group(1) + clock.group(2), "time")
+    number = _number_at(text, tokens, i)
+    if number is None:
+        return None
+    after = number.end
+    if _word(tokens, after) == "over":
+        below = _number_at(text, tokens, after + 1)
+        if below is not None and _joined(text, tokens, after, after + 1) and _is_pressure(number, below):
+            return _make(text, tokens, i, below.end, f"{number.digits}/{below.digits}", "ratio")
+    if _word(tokens, after) == "percent" and _joined(text, tokens, after - 1, after):
+        return _make(text, tokens, i, after + 1, f"{number.digits}%", "percent")
+    unit = UNITS.get(_word(tokens, after) or "")
+    if unit and _joined(text, tokens, after - 1, after):
+        end = after + 1
+        if _word(tokens, end) == "of" and end + 1 < len(tokens) and _joined(text, tokens, after, end + 1):
+            end += 1  # "one gram of TXA" -> "1 g TXA"
+        written = f"{number.digits} {unit}" + (" " if end > after + 1 else "")
+        span_end = tokens[end].start if end > after + 1 else tokens[after].end
+        return _rewrite(text, tokens[i].start, span_end, written, "dose"), end
+    if number.spoken and _is_time(tokens, i, number):
+        return _make(text, tokens, i, after, number.digits, "time")
+    if number.spoken and _follows_vital_cue(tokens, i):
+        return _make(text, tokens, i, after, number.digits, "vital")
+    return None
+
+
+def _number_at(text: str, tokens: list[_Token], i: int) -> _Number | None:
+    """A number starting at token i: one digit token, or a run of number words, with an optional 'point' part."""
+    if i >= len(tokens):
+        return None
+    if _PLAIN_NUMBER.fullmatch(tokens[i].text):
+        return _Number(tokens[i].text, i + 1, spoken=False)
+    end = i
+    while end < len(tokens) and tokens[end].word in NUMBER_WORDS and (end == i or _joined(text, tokens, end - 1, end)):
+        end += 1
+    if end == i or tokens[i].word in ("hundred", "thousand"):
+        return None
+    digits = digits_of([t.word for t in tokens[i:end]])
+    if _word(tokens, end) == "point" and end + 1 < len(tokens) and tokens[end + 1].word in NUMBER_WORDS \
+            and _joined(text, tokens, end - 1, end + 1):
+        fraction_end = end + 1
+        while fraction_end < len(tokens) and tokens[fraction_end].word in NUMBER_WORDS \
+                and _joined(text, tokens, fraction_end - 1, fraction_end):
+            fraction_end += 1
+        return _Number(f"{digits}.{digits_of([t.word for t in tokens[end + 1:fraction_end]])}", fraction_end, True)
+    return _Number(digits, end, spoken=True)
+
+
+def _is_pressure(systolic: _Number, diastolic: _Number) -> bool:
+    """'one twenty over eighty' is a blood pressure; 'one over two' is not rewritten."""
+    try:
+        high, low = float(systolic.digits), float(diastolic.digits)
+    except ValueError:
+        return False
+    return 20 <= low <= high <= 300
+
+
+def _is_time(tokens: list[_Token], i: int, number: _Number) -> bool:
+    """'zero nine fifteen', or 'at fourteen thirty': four digits that read as a 24-hour clock time."""
+    digits = number.digits
+    if len(digits) != 4 or not digits.isdigit() or int(digits[:2]) > 23 or int(digits[2:]) > 59:
+        return False
+    led_by_zero = tokens[i].word == "zero"
+    after_at = i > 0 and tokens[i - 1].word == "at" and number.end - i >= 2
+    return led_by_zero or after_at
+
+
+def _follows_vital_cue(tokens: list[_Token], i: int) -> bool:
+    """'heart rate one twenty', 'pulse is one ten': the number right after a vital sign (and an optional 'is')."""
+    before = [t.word for t in tokens[max(0, i - 3):i]]
+    if before and before[-1] in ("is", "of", "at"):
+        before = before[:-1]
+    joined = " ".join(before)
+    return any(joined == cue or joined.endswith(" " + cue) for cue in VITAL_CUES)
+
+
+def _joined(text: str, tokens: list[_Token], a: int, b: int) -> bool:
+    """Tokens a..b are separated by spaces or hyphens only (no comma or full stop between them)."""
+    return all(not text[tokens[k].end:tokens[k + 1].start].strip(" -") for k in range(a, b))
+
+
+def _word(tokens: list[_Token], i: int) -> str | None:
+    return tokens[i].word if i < len(tokens) else None
+
+
+def _make(text: str, tokens: list[_Token], i: int, end: int, written: str, rule: str) -> tuple[Rewrite, int] | None:
+    rewrite = _rewrite(text, tokens[i].start, tokens[end - 1].end, written, rule)
+    return (rewrite, end) if rewrite.heard != written else None
+
+
+def _rewrite(text: str, start: int, end: int, written: str, rule: str) -> Rewrite:
+    return Rewrite(text[start:end], written, start, end, rule)

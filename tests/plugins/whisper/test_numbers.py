@@ -1,0 +1,94 @@
+"""Inverse normalisation: both spellings of a number land on the medic's form, nothing is invented."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tcccd.plugins.whisper.numbers import UNITS, inverse_normalize
+from tcccd.plugins.whisper.textnorm import normalize
+
+
+@pytest.mark.parametrize(("spoken", "digits", "written"), [
+    ("tourniquet applied at zero nine fifteen", "tourniquet applied at 09:15", "tourniquet applied at 0915"),
+    ("blood pressure one twenty over eighty", "blood pressure 120 over 80", "blood pressure 120/80"),
+    ("oxygen saturation ninety two percent", "oxygen saturation 92 percent", "oxygen saturation 92%"),
+    ("give one gram of TXA", "give 1 gram of TXA", "give 1 g TXA"),
+    ("ondansetron four milligrams", "ondansetron 4 milligrams", "ondansetron 4 mg"),
+    ("OTFC eight hundred micrograms", "OTFC 800 micrograms", "OTFC 800 mcg"),
+    ("ketamine fifty milligrams", "ketamine 50 milligrams", "ketamine 50 mg"),
+    ("heart rate one twenty", "heart rate 120", "heart rate 120"),
+    ("naloxone zero point four milligrams", "naloxone 0.4 milligrams", "naloxone 0.4 mg"),
+    ("respiratory rate twenty-eight and shallow", "respiratory rate 28 and shallow", "respiratory rate 28 and shallow"),
+    ("landing at fourteen thirty", "landing at 14:30", "landing at 1430"),
+])
+def test_words_and_digits_land_on_one_written_form(spoken, digits, written):
+    assert inverse_normalize(spoken)[0] == written
+    assert inverse_normalize(digits)[0] == written
+
+
+@pytest.mark.parametrize("text", [
+    "one of the casualties is not breathing",
+    "a second tourniquet above the knee",
+    "two litter patients and one ambulatory",
+    "at 0.515",  # tiny.en's "zero nine fifteen": reading it as 0915 would be a guess
+    "tourniquet at 9:15",  # 0915 or 2115: not ours to decide
+    "one over two",
+    "give 1 g TXA, heart rate 120, BP 120/80, SpO2 92%, time 0915",
+    "",
+])
+def test_ordinary_words_and_written_forms_are_left_alone(text):
+    assert inverse_normalize(text) == (text, [])
+
+
+def test_each_rewrite_is_recorded_with_span_and_rule():
+    heard = "Pulse one ten. Gave one gram of TXA at zero nine fifteen, BP ninety over sixty."
+    text, rewrites = inverse_normalize(heard)
+    assert text == "Pulse 110. Gave 1 g TXA at 0915, BP 90/60."
+    assert [(r.heard, r.written, r.rule) for r in rewrites] == [
+        ("one ten", "110", "vital"), ("one gram of ", "1 g ", "dose"), ("zero nine fifteen", "0915", "time"),
+        ("ninety over sixty", "90/60", "ratio")]
+    for rewrite in rewrites:
+        assert heard[rewrite.start_char:rewrite.end_char] == rewrite.heard
+
+
+def test_numbers_split_by_punctuation_are_not_joined():
+    assert inverse_normalize("heart rate one, twenty percent")[0] == "heart rate 1, 20%"
+
+
+WORDS = ["zero", "one", "two", "five", "nine", "twelve", "fifteen", "twenty", "thirty", "eighty", "ninety",
+         "hundred", "point", "over", "percent", "of", "at", "heart", "rate", "pulse", "is", "the", "a", "second",
+         "casualty", "TXA", "gram", "grams", "milligrams", "micrograms", "12", "0.4", "09:15", "120/80", "92%",
+         "mg", "Tourniquet"]
+
+
+@st.composite
+def transcripts(draw: st.DrawFn) -> str:
+    words = draw(st.lists(st.sampled_from(WORDS), max_size=14))
+    gaps = draw(st.lists(st.sampled_from([" ", " ", " ", "-", ", ", ". "]), min_size=len(words), max_size=len(words)))
+    return "".join(w + g for w, g in zip(words, gaps, strict=True)).strip()
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z]+", text.lower()) if w not in {u.lower() for u in UNITS.values()}]
+
+
+def _digits(text: str) -> str:
+    return "".join(re.findall(r"\d", normalize(text)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(transcripts())
+def test_it_never_adds_content_and_is_idempotent(heard):
+    text, rewrites = inverse_normalize(heard)
+    out_words, in_words = iter(_words(heard)), _words(text)
+    assert all(word in out_words for word in in_words), "a word was written that was not heard, or reordered"
+    rebuilt = heard
+    for rewrite in reversed(rewrites):
+        assert _digits(rewrite.written) == _digits(rewrite.heard), f"digits not from the words heard: {rewrite}"
+        rebuilt = rebuilt[:rewrite.start_char] + rewrite.written + rebuilt[rewrite.end_char:]
+    assert rebuilt == text
+    assert inverse_normalize(text) == (text, [])
