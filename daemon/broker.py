@@ -29,6 +29,7 @@ from tcccd import messages
 from tcccd.config import Config
 from tcccd.protocol import MAX_HEADER_BYTES, Message, ProtocolError
 from tcccd.requests import Request, RequestTable
+from tcccd.sources import SOURCE_CLIENT_PREFIX
 from tcccd.supervisor import Supervisor
 from tcccd.worker_handle import WorkerHandle
 
@@ -44,6 +45,10 @@ class Broker:
         self.on_error = on_error
         self.local = local
         self.on_unowned: Callable[[WorkerHandle, Message], None] | None = None
+        # tcccd.sources.attach replaces these: replies to a source's requests, and the journal before publishing
+        self.on_source_reply: Callable[[bytes, Message], None] = lambda client, message: None
+        self.publish_transcript: Callable[[Request, Message], None] = lambda request, message: self.publish(
+            "transcript", message)
         self.requests = RequestTable(config.daemon)
         self.accepting = True
         self.counters = {"unreadable_messages": 0, "bad_messages": 0, "late_outputs": 0,
@@ -59,6 +64,9 @@ class Broker:
         self.clients.bind(self.config.daemon.client_endpoint)
 
     def reply(self, client: bytes, message: Message) -> None:
+        if client.startswith(SOURCE_CLIENT_PREFIX):  # a request a source stage (the microphone) opened
+            self.on_source_reply(client, message)
+            return
         try:
             self.clients.send_multipart([client, *message.to_frames()], zmq.NOBLOCK)
         except zmq.ZMQError as exc:
@@ -138,7 +146,7 @@ class Broker:
         self._cancel(request)
 
     def _start(self, client: bytes, message: Message) -> None:
-        route = self.config.routes.get(message.type)
+        route = self.config.routes.get(_route_key(message))
         problem = self._refusal(client, message, route)
         if problem:
             self.requests.remember_ended(message.id)
@@ -160,7 +168,7 @@ class Broker:
         if not self.accepting:
             return "shutting_down", "tcccd is stopping and takes no new requests"
         if route is None:
-            return "no_route", _no_route_text(message.type, self.config)
+            return "no_route", _no_route_text(_route_key(message), self.config)
         for name in route:  # every stage of the chain must be able to take it, not only the first
             problem = self._stage_refusal(name)
             if problem:
@@ -229,7 +237,7 @@ class Broker:
             self._forward(request, request.route[hop + 1], message)
             return
         if self._is_news(request, message):
-            self.publish("transcript", message)
+            self.publish_transcript(request, message)  # journalled first (tcccd.transcripts), then published
             self._alert_dropped_speech(message)
         if message.final:
             self.finish(message.id, message)
@@ -282,8 +290,14 @@ class Broker:
                 self._cancel(request)
 
 
+def _route_key(message: Message) -> str:
+    """The routes entry a request takes: `speak` with data.play true goes through the stage that plays it."""
+    return "speak.play" if message.type == "speak" and message.data.get("play") is True else message.type
+
+
 def _no_route_text(kind: str, config: Config) -> str:
-    hints = {"transcribe": "whisper", "stream": "whisper", "speak": "piper", "speak.tokens": "snac"}
+    hints = {"transcribe": "whisper", "stream": "whisper", "speak": "piper", "speak.tokens": "snac",
+             "capture.mute": "capture", "capture.unmute": "capture"}
     known = ", ".join(sorted(config.routes)) or "none"
     text = f"no stage handles {kind!r} requests (configured: {known})"
     if kind in hints:

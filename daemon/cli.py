@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tcccd import capture_commands
 from tcccd import config as cfg
 from tcccd import status as status_mod
 from tcccd.client import Client, DaemonNotRunning, RequestFailed
@@ -102,7 +103,7 @@ def cmd_speak(args: argparse.Namespace) -> int:
 
     chunks, rate_hz = [], 0
     with Client(_endpoint(args), timeout_s=args.deadline) as client:
-        for reply in client.speak(args.text, deadline_s=args.deadline):
+        for reply in client.speak(args.text, deadline_s=args.deadline, **({"play": True} if args.play else {})):
             if reply.payload:
                 rate_hz = reply.audio.sample_rate_hz if reply.audio else rate_hz
                 chunks.append(np.frombuffer(reply.payload, dtype="<i2"))
@@ -110,8 +111,9 @@ def cmd_speak(args: argparse.Namespace) -> int:
         print("tcccd: the daemon returned no audio", file=sys.stderr)
         return 1
     audio = np.concatenate(chunks).astype(np.float32) / 32768.0
-    Path(args.output).write_bytes(wav_bytes(audio, rate_hz))
-    print(f"{args.output}: {len(audio) / rate_hz:.2f} s at {rate_hz} Hz")
+    if args.output:
+        Path(args.output).write_bytes(wav_bytes(audio, rate_hz))
+    print(f"{args.output or 'played'}: {len(audio) / rate_hz:.2f} s at {rate_hz} Hz")
     return 0
 
 
@@ -183,9 +185,10 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("files", nargs="+")
     t.add_argument("--json", action="store_true", help="segments, timings and confidences")
     t.add_argument("--deadline", type=float, default=120.0)
-    k = command("speak", "speak TEXT through the daemon into a WAV file", cmd_speak)
+    k = command("speak", "speak TEXT through the daemon into a WAV file, and/or on the kit's speaker", cmd_speak)
     k.add_argument("text")
-    k.add_argument("-o", "--output", required=True)
+    k.add_argument("-o", "--output", help="WAV file to write (needed unless --play)")
+    k.add_argument("--play", action="store_true", help="play it on the kit's speaker (routes.speak.play)")
     k.add_argument("--deadline", type=float, default=60.0)
     r = command("profile", "show or switch the performance profile", cmd_profile)
     r.add_argument("action", nargs="?", choices=["get", "set"], default="get")
@@ -194,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="an override (e.g. 30m): battery/thermal caps are bypassed until it expires")
     command("plugins", "list installed plugins", cmd_plugins)
     telemetry_commands.register(sub, command, lambda args: cfg.load(_config_path(args)))
+    capture_commands.register(sub, command, _endpoint)
     config_tools = sub.add_parser("config", help="config tools").add_subparsers(dest="config_command", required=True)
     command("check", "validate a config file without starting", cmd_config_check, config_tools).add_argument("file")
     key_tools = sub.add_parser("keys", help="CurveZMQ keys for remote access").add_subparsers(
@@ -212,6 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "speak" and not (args.output or args.play):
+        print("tcccd speak: say where the speech goes: -o FILE, --play, or both", file=sys.stderr)
+        return 2
     if args.command == "profile" and args.action == "set" and not args.name:
         print("tcccd profile set: name the profile (emergency, field or training)", file=sys.stderr)
         return 2

@@ -21,6 +21,7 @@ from tcccd.config_errors import format_validation_error
 from tcccd.memory.budget import BudgetOverride, MemorySettings
 from tcccd.telemetry.nvpmodel import MODE_NAME
 from tcccd.telemetry.settings import TelemetrySettings
+from tcccd.transcripts import JournalSettings
 
 STAGE_NAME = r"^[a-z][a-z0-9_-]{0,31}$"
 
@@ -114,6 +115,7 @@ class Config(Strict):
     profiles_dir: Path | None = Field(None, description="defaults to the profiles shipped in the package")
     pipeline: list[StageConfig] = Field(default_factory=list)
     routes: dict[str, list[str]] = Field(default_factory=dict, description="request type -> chain of stages")
+    transcripts: JournalSettings = Field(default_factory=JournalSettings, description="the transcript journal")
 
     @model_validator(mode="after")
     def _names_agree(self) -> Config:

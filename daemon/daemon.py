@@ -38,9 +38,11 @@ from tcccd.notify import Notifier
 from tcccd.profile_switch import ProfileSwitcher
 from tcccd.protocol import Message
 from tcccd.security import Security
+from tcccd.sources import attach as attach_sources
 from tcccd.supervisor import Supervisor
 from tcccd.systemd_policy import SystemdPolicy
 from tcccd.telemetry.governor import ProfileGovernor
+from tcccd.transcripts import TranscriptFeed, TranscriptJournal
 from tcccd.worker_handle import WorkerHandle
 
 TICK_S = 0.05
@@ -66,6 +68,9 @@ class Daemon:
         self.every(config.daemon.telemetry.interval_s, self.governor.tick)
         self.local = LocalRequests(lambda: self.config, self.supervisor, self.governor, self.broker.requests,
                                    self.broker.counters, lambda: self.draining_until is not None)
+        # Audio no client sent (the microphone) and every final transcript: journalled, then published (issue 11).
+        self.feed = TranscriptFeed(None, self.publish, lambda: self.profiles.current["name"], self.note_error)
+        self.local.sources = attach_sources(self.broker, self.feed)
         self.systemd = SystemdPolicy(Notifier(), self.supervisor, lambda: self.config.daemon.heartbeat_interval_s,
                                      lambda: status.summary_line(self.local.report()))
 
@@ -96,6 +101,8 @@ class Daemon:
         for path in (d.runtime_dir, d.state_dir, d.cache_dir):
             path.mkdir(parents=True, exist_ok=True)
         d.runtime_dir.chmod(0o700)
+        if self.config.transcripts.enabled:
+            self.feed.journal = self.local.journal = TranscriptJournal.open(d.state_dir, self.config.transcripts)
         self.security.start(self.ctx)
         self.events = self.ctx.socket(zmq.PUB)
         self.events.setsockopt(zmq.LINGER, 0)
@@ -193,6 +200,8 @@ class Daemon:
         self.broker.abort(None, "shutting_down", "tcccd stopped before this request finished")
         self.supervisor.stop_all(timeout_s=5.0)
         self.governor.close()
+        if self.feed.journal is not None:
+            self.feed.journal.close()
         signal.set_wakeup_fd(-1)
         self.security.stop()
         self.ctx.destroy(linger=200)

@@ -21,6 +21,7 @@ from tcccd.protocol import Message
 from tcccd.requests import RequestTable
 from tcccd.supervisor import Supervisor
 from tcccd.telemetry.governor import ProfileGovernor
+from tcccd.transcripts import TranscriptJournal
 
 Respond = Callable[[Message], None]
 
@@ -35,6 +36,8 @@ class LocalRequests:
         self.counters = counters
         self.stopping = stopping
         self.errors: collections.deque[dict[str, Any]] = collections.deque(maxlen=20)
+        self.journal: TranscriptJournal | None = None  # set by the daemon once the state directory exists
+        self.sources: Any = None  # tcccd.sources.SourceRouter: audio no client sent
         self.started_at = time.time()
 
     def note_error(self, request_id: str, text: str) -> None:
@@ -48,10 +51,19 @@ class LocalRequests:
             respond(message.reply("status", self.report(), final=True))
         elif message.type == "profile.get":
             respond(message.reply("profile", self.switcher.info(), final=True))
+        elif message.type == "transcripts.since":
+            respond(self._transcripts_since(message))
         else:
             name, reason = message.data["name"], message.data.get("reason", "set by a client")
             self.switcher.switch(name, reason, lambda result: respond(_switch_reply(message, result)),
                                  for_s=message.data.get("for_s"))
+
+    def _transcripts_since(self, message: Message) -> Message:
+        if self.journal is None:
+            return message.error("no_route", "the transcript journal is disabled (transcripts.enabled: false)")
+        d = message.data
+        entries = self.journal.since(float(d.get("since_ts", 0.0)), int(d.get("after_seq", 0)), d.get("limit", 10000))
+        return message.reply("transcripts", {"transcripts": [e.to_dict() for e in entries]}, final=True)
 
     def report(self) -> dict[str, Any]:
         stages = []
@@ -76,6 +88,8 @@ class LocalRequests:
             "endpoints": {"client": config.daemon.client_endpoint, "events": config.daemon.events_endpoint},
             "counters": {**self.counters, "late_inputs": self.requests.late_inputs},
             "last_errors": list(self.errors),
+            "transcripts": self.journal.health() if self.journal else None,
+            "sources": self.sources.report() if self.sources else None,
             **self.switcher.report(),  # telemetry readings and the power mode
         }
         report["state"] = status.overall_state([s["state"] for s in stages], self.stopping())

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from tcccd.config_errors import format_validation_error
 from tcccd.protocol import Message
@@ -53,6 +53,7 @@ ERROR_CODES: dict[str, str] = {
     "upstream_unreachable": "the configured completions endpoint does not answer",
     "upstream_timeout": "the configured completions endpoint was too slow",
     "upstream_error": "the configured completions endpoint answered with an error",
+    "no_device": "the capture stage has no audio device (unplugged, no sound card); it retries by itself",
 }
 
 
@@ -71,6 +72,7 @@ class AudioRequest(_Data):
 class Speak(_Data):
     text: StrictStr = Field(min_length=1, max_length=100_000)
     voice: StrictStr | None = Field(None, max_length=128)
+    play: StrictBool = Field(False, description="also play it on the kit's speaker (routes.speak.play)")
 
 
 class SpeakTokens(_Data):
@@ -89,6 +91,14 @@ class ProfileSet(_Data):
                                                               "bypassed until it expires")
 
 
+class TranscriptsSince(_Data):
+    """What a subscriber missed: journalled transcripts after a time and/or a journal_seq."""
+
+    since_ts: StrictFloat | StrictInt = Field(0.0, ge=0)
+    after_seq: StrictInt = Field(0, ge=0)
+    limit: StrictInt = Field(10000, ge=1, le=10000)
+
+
 class ErrorData(_Data):
     code: StrictStr
     message: StrictStr
@@ -97,8 +107,9 @@ class ErrorData(_Data):
 REQUESTS: dict[str, type[BaseModel]] = {
     "transcribe": AudioRequest, "stream": AudioRequest, "speak": Speak, "speak.tokens": SpeakTokens,
     "status": Empty, "ping": Empty, "profile.get": Empty, "profile.set": ProfileSet, "cancel": Empty,
+    "capture.mute": Empty, "capture.unmute": Empty, "transcripts.since": TranscriptsSince,
 }
-LOCAL_TYPES = ("status", "ping", "profile.get", "profile.set")
+LOCAL_TYPES = ("status", "ping", "profile.get", "profile.set", "transcripts.since")
 
 
 def check_request(message: Message) -> str | None:

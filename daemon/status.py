@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from tcccd.capture_commands import status_lines as capture_lines
 from tcccd.telemetry.render import status_lines
 
 EXIT_HEALTHY, EXIT_DEGRADED, EXIT_NOT_RUNNING, EXIT_UNKNOWN = 0, 1, 3, 4
@@ -69,6 +70,7 @@ def render(report: dict[str, Any]) -> str:
         *status_lines(prof, report.get("telemetry"), report.get("power_mode")),
         f"memory    {_mb(mem['total_rss_bytes'])} MB total (daemon {_mb(mem['daemon_rss_bytes'])} MB)",
         f"requests  {report['requests_in_flight']} in flight",
+        *capture_lines(report),
         "",
         f"{'STAGE':<10} {'PLUGIN':<12} {'STATE':<11} {'RESTARTS':>8} {'QUEUE':>7} {'DROPPED':>7} "
         f"{'P50 ms':>8} {'P99 ms':>8} {'RSS MB':>7}  LAST ERROR",
