@@ -47,8 +47,7 @@ class Broker:
         self.on_unowned: Callable[[WorkerHandle, Message], None] | None = None
         # tcccd.sources.attach replaces these: replies to a source's requests, and the journal before publishing
         self.on_source_reply: Callable[[bytes, Message], None] = lambda client, message: None
-        self.publish_transcript: Callable[[Request, Message], None] = lambda request, message: self.publish(
-            "transcript", message)
+        self.publish_transcript: Callable[[Request, Message], Message] = self._publish_transcript
         self.requests = RequestTable(config.daemon)
         self.accepting = True
         self.counters = {"unreadable_messages": 0, "bad_messages": 0, "late_outputs": 0,
@@ -237,12 +236,17 @@ class Broker:
             self._forward(request, request.route[hop + 1], message)
             return
         if self._is_news(request, message):
-            self.publish_transcript(request, message)  # journalled first (tcccd.transcripts), then published
+            # journalled first (tcccd.transcripts), then published; the client's reply says the same (journal_seq)
+            message = self.publish_transcript(request, message)
             self._alert_dropped_speech(message)
         if message.final:
             self.finish(message.id, message)
         else:
             self.reply(request.client, replace(message, stage=None))
+
+    def _publish_transcript(self, request: Request, message: Message) -> Message:
+        self.publish("transcript", message)
+        return message
 
     def _alert_dropped_speech(self, message: Message) -> None:
         """Speech the recogniser could only write as a loop is left out of the record: say so, loudly."""

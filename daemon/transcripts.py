@@ -176,7 +176,8 @@ class TranscriptFeed:
         self.on_error = on_error
         self.log = structlog.get_logger()
 
-    def final(self, message: Any, source: str) -> None:
+    def final(self, message: Any, source: str) -> Any:
+        """The message as published: with data.source and, once journalled, data.journal_seq."""
         data = {**message.data, "source": source}
         if self.journal is not None:
             segments = data.get("segments") or [{k: data[k] for k in ("start_s", "end_s", "text") if k in data}]
@@ -186,7 +187,9 @@ class TranscriptFeed:
                 data["journal_seq"] = self.journal.append(entry)
             except JournalFull as exc:
                 self._alert_unrecorded(message, str(exc))
-        self.publish("transcript", replace(message, data=data, stage=None))
+        published = replace(message, data=data)
+        self.publish("transcript", replace(published, stage=None))
+        return published
 
     def partial(self, message: Any, source: str) -> None:
         self.publish("transcript", replace(message, data={**message.data, "source": source}, stage=None))

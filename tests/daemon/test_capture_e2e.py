@@ -116,3 +116,24 @@ def test_status_screen_shows_the_microphone_and_the_record():
                               "path": "/var/lib/tcccd/transcripts.sqlite3"}}
     lines = status_lines(report)
     assert "NO DEVICE (unplugged)" in lines[0] and "FAILING" in lines[1] and "disk is full" in lines[1]
+
+
+@needs_pulse
+def test_speak_play_goes_to_the_speaker_with_the_mic_gated_and_no_device_is_a_clear_error(start_daemon, tmp_path):
+    piper = {"name": "piper", "plugin": "piper"}
+    routes = {"speak": ["piper"], "speak.play": ["piper", "mic"]}
+    with running_pulse() as pulse:
+        daemon = start_daemon([MIC, piper], routes, env={"PULSE_SERVER": pulse.server})
+        daemon.wait_for(lambda r: r["state"] == "healthy" and capture_health(r).get("capture") == "listening",
+                        timeout_s=180)
+        out = tmp_path / "said.wav"
+        result = daemon.cli("speak", "--play", "TXA given at zero nine fifteen.", "-o", str(out))
+        assert result.returncode == 0, result.stderr
+        assert out.stat().st_size > 10_000  # the reply still carries the audio
+        report = daemon.wait_for(lambda r: capture_health(r)["gated_blocks"] > 0 and not capture_health(r)["playing"])
+        assert capture_health(report)["echo"] == "gate"
+        pulse.stop()
+        daemon.wait_for(lambda r: capture_health(r)["capture"] == "no_device")
+        refused = daemon.cli("speak", "--play", "Tourniquet applied.")
+        assert refused.returncode == 1 and "no audio device" in refused.stderr
+        assert daemon.cli("speak", "Tourniquet applied.", "-o", str(out)).returncode == 0  # speaking still works
