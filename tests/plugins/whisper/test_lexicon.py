@@ -46,16 +46,21 @@ def test_no_two_terms_sound_alike_enough_to_rewrite_each_other(terms, corrector)
     assert close == []
 
 
-@pytest.mark.parametrize("sentence", [
-    "The casualty is responsive and breathing.",
-    "Check for tracheal deviation.",
-    "Apply the pelvic binder now.",
-    "Suspect a traumatic brain injury.",
-    "Give freeze dried plasma.",
-    "Heart rate is slowing, bradycardia.",
-])
-def test_correct_words_near_a_term_are_left_alone(corrector, sentence):
-    assert corrector.correct(sentence) == sentence
+# Words the lexicon was pruned for: the term left out -> a correct sentence it would have rewritten.
+LEFT_OUT = {
+    "unresponsive": "The casualty is responsive and breathing.",
+    "trachea": "Check for tracheal deviation.",
+    "pelvis": "Apply the pelvic binder now.",
+    "burn injury": "Suspect a traumatic brain injury.",
+    "frostbite": "Give freeze dried plasma.",
+    "tachycardia": "Heart rate is slowing, bradycardia.",
+}
+
+
+def test_correct_words_near_a_term_are_left_alone(terms, corrector):
+    for left_out, sentence in LEFT_OUT.items():
+        assert left_out not in terms
+        assert corrector.correct(sentence) == sentence
 
 
 def _rewritten(corrector, terms):
