@@ -59,8 +59,9 @@ def find_device(sd: Any, name: str) -> tuple[int, dict[str, Any]]:
 
 class DuplexDevice:
     def __init__(self, name: str, block_ms: int, buffer_blocks: int, playback: PlaybackQueue, wake_fd: int,
-                 latency_ms: int = 100) -> None:
+                 latency_ms: int = 100, rate_hz: int | None = None) -> None:
         self.name = name
+        self.requested_rate_hz = rate_hz
         self.latency_ms = latency_ms
         self.output_latency_s = 0.0
         self.block_ms = block_ms
@@ -91,7 +92,7 @@ class DuplexDevice:
     def _open(self, sd: Any) -> None:
         try:
             index, info = find_device(sd, self.name)
-            self.rate_hz = int(info["default_samplerate"])
+            self.rate_hz = self.requested_rate_hz or int(info["default_samplerate"])
             out_channels = min(2, int(info["max_output_channels"]))
             self._stream = sd.Stream(device=(index, index), samplerate=self.rate_hz, channels=(1, out_channels),
                                      dtype="float32", blocksize=self.rate_hz * self.block_ms // 1000,

@@ -35,6 +35,7 @@ MIC_FORMAT = AudioFormat("pcm_s16le", RATE_HZ, 1)
 
 class CaptureParams(PluginParams):
     device: str = Field("default", min_length=1, description="ALSA/PortAudio device name (exact, or a part of it)")
+    rate_hz: int | None = Field(None, ge=8000, le=192000, description="device rate; null = the device's default")
     block_ms: int = Field(20, ge=10, le=32, description="audio callback block")
     buffer_blocks: int = Field(100, ge=4, le=3000, description="blocks held when the stage falls behind")
     latency_ms: int = Field(100, ge=5, le=500, description="device buffering: lower answers barge-in sooner, "
@@ -100,7 +101,7 @@ class CapturePlugin(Plugin):
         import soxr
 
         device = DuplexDevice(self.params.device, self.params.block_ms, self.params.buffer_blocks, self.playback,
-                              self._wake_fd, self.params.latency_ms)
+                              self._wake_fd, self.params.latency_ms, self.params.rate_hz)
         try:
             device.open()
         except NoDevice as exc:

@@ -5,7 +5,9 @@ ALSA's `default` device is PulseAudio while PULSE_SERVER points at this server
 (libasound2-plugins), and the sink's monitor is the default source, so what a
 test plays into the sink (`play_file`) or what the stage plays itself is heard
 by the capture stage at real-time pace. Stopping the server is a headset
-being unplugged; starting it again is plugging it back in.
+being unplugged; starting it again is plugging it back in. The sink runs at
+44.1 kHz, the rate PortAudio reports for PulseAudio's ALSA device: a duplex
+stream at that rate into a 48 kHz sink mostly stalled here (PortAudio 19.6).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ class PulseServer:
         self.proc = subprocess.Popen(
             ["pulseaudio", "--daemonize=no", "--exit-idle-time=-1", "-n", "--use-pid-file=no",
              f"--load=module-native-protocol-unix socket={self.socket} auth-anonymous=1",
-             "--load=module-null-sink sink_name=kit rate=48000 channels=2", "--load=module-always-sink"],
+             "--load=module-null-sink sink_name=kit rate=44100 channels=2", "--load=module-always-sink"],
             env=self.env, stdout=subprocess.DEVNULL, stderr=(self.dir / "pulse.log").open("ab"))
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:

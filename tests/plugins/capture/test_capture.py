@@ -172,3 +172,10 @@ def test_rejects_unknown_requests(pulse, tmp_path: Path) -> None:
     with PluginHarness("capture", STEADY, tmp_path) as h:
         [reply] = h.request(Message("transcribe", final=True))
     assert reply.type == "error" and "capture accepts" in reply.data["message"]
+
+
+def test_device_rate_can_be_pinned_and_is_still_resampled_to_16khz(pulse, tmp_path: Path) -> None:
+    with PluginHarness("capture", {**STEADY, "rate_hz": 48000}, tmp_path) as h:
+        chunks = wait_audio(h)
+        assert h.plugin.health()["device_rate_hz"] == 48000
+    assert all(m.audio == AudioFormat("pcm_s16le", 16000, 1) for m in chunks)
