@@ -59,8 +59,9 @@ def find_device(sd: Any, name: str) -> tuple[int, dict[str, Any]]:
 
 class DuplexDevice:
     def __init__(self, name: str, block_ms: int, buffer_blocks: int, playback: PlaybackQueue, wake_fd: int,
-                 latency_ms: int = 100, rate_hz: int | None = None) -> None:
+                 latency_ms: int = 100, rate_hz: int | None = None, wake_blocks: int = 1) -> None:
         self.name = name
+        self.wake_blocks = wake_blocks
         self.requested_rate_hz = rate_hz
         self.latency_ms = latency_ms
         self.output_latency_s = 0.0
@@ -119,8 +120,9 @@ class DuplexDevice:
             self.overruns += 1  # the stage fell behind: the oldest block is dropped, and counted
         self.blocks.append((indata[:, 0].copy(), played))
         self.last_callback_at = time.monotonic()
-        with contextlib.suppress(OSError):
-            os.eventfd_write(self.wake_fd, 1)
+        if len(self.blocks) >= self.wake_blocks or self.playback.playing:  # a chunk's worth, or barge-in watch
+            with contextlib.suppress(OSError):
+                os.eventfd_write(self.wake_fd, 1)
 
     def _finished(self) -> None:
         self._failed = self._failed or "the audio stream stopped"

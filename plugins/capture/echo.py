@@ -40,7 +40,7 @@ class EchoGuard:
         self._near = np.zeros(0, np.float32)
         self._far = np.zeros(0, np.float32)
         self._speech_frames = 0
-        self.gated_blocks = 0
+        self.gated_samples = 0
         if settings.mode == "aec":
             import pywebrtc_audio
 
@@ -56,7 +56,7 @@ class EchoGuard:
         if self._aec is None:
             gated = speaking or since_sound_s * 1000 < self.settings.gate_tail_ms
             if gated:
-                self.gated_blocks += 1
+                self.gated_samples += len(near)
                 return np.zeros_like(near), False
             return near, False
         return self._cancel(near, far, speaking)

@@ -130,7 +130,7 @@ def test_speak_play_goes_to_the_speaker_with_the_mic_gated_and_no_device_is_a_cl
         result = daemon.cli("speak", "--play", "TXA given at zero nine fifteen.", "-o", str(out))
         assert result.returncode == 0, result.stderr
         assert out.stat().st_size > 10_000  # the reply still carries the audio
-        report = daemon.wait_for(lambda r: capture_health(r)["gated_blocks"] > 0 and not capture_health(r)["playing"])
+        report = daemon.wait_for(lambda r: capture_health(r)["gated_s"] > 0 and not capture_health(r)["playing"])
         assert capture_health(report)["echo"] == "gate"
         pulse.stop()
         daemon.wait_for(lambda r: capture_health(r)["capture"] == "no_device")

@@ -78,4 +78,4 @@ def test_gate_passes_nothing_while_speaking_and_for_the_tail() -> None:
     assert not guard.process(block, block, True, 0.0)[0].any()
     assert not guard.process(block, block, False, 0.2)[0].any()  # 200 ms after the last sound: still the tail
     assert guard.process(block, block, False, 0.35)[0].any()
-    assert guard.gated_blocks == 2
+    assert guard.gated_samples == 2 * BLOCK
