@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import structlog
 import zmq
@@ -45,6 +46,9 @@ class Broker:
         self.on_error = on_error
         self.local = local
         self.on_unowned: Callable[[WorkerHandle, Message], None] | None = None
+        # Seam for the memory capper (tcccd.memory): a refusal of new work (code, text, extra data), or None.
+        self.admission: Callable[[], tuple[str, str, dict[str, Any]] | None] | None = None
+        self.held: dict[str, list[tuple[str, Message]]] = {}  # stage -> messages waiting for its worker to load
         # tcccd.sources.attach replaces these: replies to a source's requests, and the journal before publishing
         self.on_source_reply: Callable[[bytes, Message], None] = lambda client, message: None
         self.publish_transcript: Callable[[Request, Message], Message] = self._publish_transcript
@@ -149,7 +153,10 @@ class Broker:
         problem = self._refusal(client, message, route)
         if problem:
             self.requests.remember_ended(message.id)
-            self.reply(client, message.error(*problem))
+            code, text, *extra = problem
+            error = message.error(code, text)
+            error.data.update(*extra)
+            self.reply(client, error)
             return
         assert route is not None
         request = self.requests.open_request(client, message, route, time.monotonic())
@@ -163,7 +170,8 @@ class Broker:
             return
         self._forward(request, first, message)
 
-    def _refusal(self, client: bytes, message: Message, route: list[str] | None) -> tuple[str, str] | None:
+    def _refusal(self, client: bytes, message: Message,
+                 route: list[str] | None) -> tuple[str, str] | tuple[str, str, dict[str, Any]] | None:
         if not self.accepting:
             return "shutting_down", "tcccd is stopping and takes no new requests"
         if route is None:
@@ -172,6 +180,9 @@ class Broker:
             problem = self._stage_refusal(name)
             if problem:
                 return problem
+        refusal = self.admission() if self.admission is not None else None
+        if refusal is not None:
+            return refusal
         full = [name for name in route if self.supervisor.stages[name].queue_full]
         if full:
             self.supervisor.count_busy(full[0])
@@ -191,7 +202,7 @@ class Broker:
             return "stage_failed", (f"stage {name!r} (plugin {runtime.config.plugin}) has failed: "
                                     f"{handle.last_error}; next retry in {wait_s:.0f} s, or fix the cause and "
                                     f"reload tcccd")
-        if handle.state not in ("ready", "degraded"):
+        if handle.state not in ("ready", "degraded", "unloaded", "loading"):  # an unloaded one loads on demand
             return "unavailable", f"stage {name!r} is {handle.state}; retry in a few seconds"
         return None
 
@@ -208,8 +219,24 @@ class Broker:
         now = time.monotonic()
         deadline_at = request.deadline_at or now + self.config.daemon.default_deadline_s
         left_s = round(max(0.001, deadline_at - now), 3)
+        handle = self.supervisor.worker_of(stage)
+        if handle.state in ("unloaded", "loading") or stage in self.held:
+            self.held.setdefault(stage, []).append((request.id, message))  # sent, in order, once it is ready
+            self.supervisor.load(handle)
+            return
         if not self.supervisor.send_to_stage(stage, replace(message, stage=stage, deadline_s=left_s)):
             self.finish(request.id, message.error("unavailable", f"stage {stage!r} is not connected; retry"))
+
+    def flush_held(self) -> None:
+        """Messages held while a stage's worker was loading go out once it is ready; ended requests' are dropped."""
+        for stage in list(self.held):
+            if stage not in self.supervisor.stages:
+                del self.held[stage]  # gone with a reload, which ended its requests
+            elif self.supervisor.worker_of(stage).state in ("ready", "degraded"):
+                for request_id, message in self.held.pop(stage):
+                    request = self.requests.get(request_id)
+                    if request is not None:
+                        self._forward(request, stage, message)
 
     # -- from workers ------------------------------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ from tcccd import __version__, status
 from tcccd import config as cfg
 from tcccd.broker import Broker
 from tcccd.local_requests import LocalRequests
+from tcccd.memory.hook import MemoryHook
 from tcccd.notify import Notifier
 from tcccd.profile_switch import ProfileSwitcher
 from tcccd.protocol import Message
@@ -71,6 +72,11 @@ class Daemon:
         # Audio no client sent (the microphone) and every final transcript: journalled, then published (issue 11).
         self.feed = TranscriptFeed(None, self.publish, lambda: self.profiles.current["name"], self.note_error)
         self.local.sources = attach_sources(self.broker, self.feed)
+        self.memory = MemoryHook(lambda: self.config, self.supervisor, self.broker.requests, self.profiles,
+                                 self.publish)
+        self.broker.admission = self.memory.admission
+        self.local.memory = self.memory.report
+        self.every(0, self.memory.tick)
         self.systemd = SystemdPolicy(Notifier(), self.supervisor, lambda: self.config.daemon.heartbeat_interval_s,
                                      lambda: status.summary_line(self.local.report()))
 
@@ -141,6 +147,7 @@ class Daemon:
             now = time.monotonic()
             self.supervisor.tick(now)
             self.broker.expire(now)
+            self.broker.flush_held()
             self.profiles.tick(now)
             self.systemd.tick(now)
             self.run_hooks(now)
@@ -157,6 +164,8 @@ class Daemon:
             unhandled = sup.on_control(sup.control.recv_multipart())
             if unhandled is not None and unhandled[1].type == "profile_applied":
                 self.profiles.on_applied(*unhandled)
+            elif unhandled is not None and unhandled[1].type == "released":
+                self.memory.on_released(*unhandled)
         while sup.data.poll(0):
             output = sup.on_worker_output(sup.data.recv_multipart())
             if output is not None:

@@ -39,6 +39,7 @@ class LocalRequests:
         self.journal: TranscriptJournal | None = None  # set by the daemon once the state directory exists
         self.sources: Any = None  # tcccd.sources.SourceRouter: audio no client sent
         self.started_at = time.time()
+        self.memory: Callable[[], dict[str, Any]] | None = None  # the memory capper's report (tcccd.memory)
 
     def note_error(self, request_id: str, text: str) -> None:
         self.errors.append({"ts": time.time(), "request_id": request_id, "message": text})
@@ -84,7 +85,8 @@ class LocalRequests:
         report = {
             "version": __version__, "pid": os.getpid(), "uptime_s": time.time() - self.started_at,
             "profile": self.switcher.current, "stages": stages, "requests_in_flight": len(self.requests),
-            "memory": {"daemon_rss_bytes": daemon_rss, "total_rss_bytes": daemon_rss + worker_rss},
+            "memory": {"daemon_rss_bytes": daemon_rss, "total_rss_bytes": daemon_rss + worker_rss,
+                       **(self.memory() if self.memory is not None else {})},
             "endpoints": {"client": config.daemon.client_endpoint, "events": config.daemon.events_endpoint},
             "counters": {**self.counters, "late_inputs": self.requests.late_inputs},
             "last_errors": list(self.errors),

@@ -153,6 +153,16 @@ class Plugin:
         every POLL_INTERVAL_S. Each carries data.source; the daemon routes it by its type, like a client's."""
         return iter(())
 
+    def release_memory(self) -> None:
+        """Free what can be rebuilt: caches, spare buffers, allocator arenas (the memory capper asks).
+
+        Called between requests, never during one, when tcccd nears its memory budget or this worker
+        passes its share. Drop what the next request can rebuild at some cost (a buffer cache, an ONNX
+        Runtime arena via its `memory.enable_memory_arena_shrinkage` run option, a KV cache sized for the
+        longest input so far); keep the model. The worker then collects garbage and calls malloc_trim, so
+        freed Python objects reach the kernel too.
+        """
+
     def health(self) -> dict[str, Any]:
         """Extra facts for `tcccd status` (backend in use, model, device)."""
         return {}

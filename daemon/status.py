@@ -29,7 +29,7 @@ def overall_state(stage_states: list[str], stopping: bool) -> str:
         return "stopping"
     if any(s in ("starting",) for s in stage_states):
         return "starting"
-    if all(s == "ready" for s in stage_states):
+    if all(s in ("ready", "unloaded", "loading") for s in stage_states):  # unloaded: idle, loads on demand
         return "healthy"
     return "degraded"
 
@@ -60,6 +60,17 @@ def _ago(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%H:%M:%S")
 
 
+def _budget_text(mem: dict[str, Any]) -> str:
+    """The memory capper's view: budget, headroom, and what it last did."""
+    if not mem.get("budget_bytes"):
+        return ""
+    text = f"; budget {_mb(mem['budget_bytes'])} MB, headroom {mem['headroom_bytes'] / 2**20:.0f} MB"
+    if mem.get("refusing"):
+        text += ", REFUSING new work"
+    last = mem.get("last_action")
+    return text + (f"; last: {last['action']} {' '.join(last['targets'])} at {_ago(last['ts'])}" if last else "")
+
+
 def render(report: dict[str, Any]) -> str:
     """The one screen an operator reads to decide whether the box is fit."""
     prof = report["profile"]
@@ -68,7 +79,8 @@ def render(report: dict[str, Any]) -> str:
         f"tcccd {report['version']}  {report['state'].upper()}  (pid {report['pid']}, up {report['uptime_s']:.0f} s)",
         f"profile   {prof['name']}  ({prof['reason']}, since {_ago(prof['since'])})",
         *status_lines(prof, report.get("telemetry"), report.get("power_mode")),
-        f"memory    {_mb(mem['total_rss_bytes'])} MB total (daemon {_mb(mem['daemon_rss_bytes'])} MB)",
+        f"memory    {_mb(mem['total_rss_bytes'])} MB total (daemon {_mb(mem['daemon_rss_bytes'])} MB)"
+        + _budget_text(mem),
         f"requests  {report['requests_in_flight']} in flight",
         *capture_lines(report),
         "",

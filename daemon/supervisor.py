@@ -194,7 +194,7 @@ class Supervisor:
         elif busy.get("overdue_s", 0) > hang_s:
             self.kill(handle, f"hung: still busy with request {busy['request_id']} {busy['overdue_s']:.1f} s "
                               f"after its deadline (hang_timeout_s={hang_s:g}), although it was cancelled")
-        elif handle.state in ("starting", "restarting", "failed") and \
+        elif handle.state in ("starting", "restarting", "failed", "loading") and \
                 now - handle.started_at > handle.limit("start_timeout_s"):
             self.kill(handle, f"not ready within start_timeout_s={handle.limit('start_timeout_s'):g}")
 
@@ -206,6 +206,8 @@ class Supervisor:
 
     def _on_exit(self, handle: WorkerHandle, returncode: int, now: float) -> None:
         handle.proc = None
+        if handle.state == "unloaded" and not self.stopping:
+            return  # it was asked to go (tcccd.memory): not a crash, and it starts again on demand
         reason = handle.exit_reason or describe_exit(returncode)
         handle.last_error = reason
         for stage in handle.stages:
@@ -285,7 +287,29 @@ class Supervisor:
 
     def settled(self) -> bool:
         """Every worker either ready or failed: start-up is over."""
-        return all(h.state in ("ready", "degraded", "failed") for h in self.workers.values())
+        return all(h.state in ("ready", "degraded", "failed", "unloaded") for h in self.workers.values())
+
+    # -- unloading idle workers for the memory capper ----------------------------------------------------------
+
+    def unload(self, handle: WorkerHandle) -> bool:
+        """Stop an idle worker to give its memory back; `load` starts it again when a request needs it."""
+        if not handle.alive or handle.state not in ("ready", "degraded"):
+            return False
+        handle.state = "unloaded"
+        self.send_control(handle, Message("shutdown"))
+        self.log.info("worker unloaded", worker=handle.name)
+        return True
+
+    def load(self, handle: WorkerHandle) -> None:
+        """Start an unloaded worker again (state `loading` until it says ready); no-op in any other state."""
+        if handle.state != "unloaded":
+            return
+        if handle.proc is not None:  # still on its way out, idle: do not wait for it
+            handle.proc.kill()
+            handle.proc.wait(5)
+            handle.proc = None
+        self.spawn(handle)
+        handle.state = "loading"
 
     def commit_params(self, params: dict[str, dict[str, Any]], profile: str) -> None:
         """A profile switch every worker accepted: restarts from now on start with these parameters."""

@@ -32,6 +32,7 @@ import zmq
 
 from tcccd import logs
 from tcccd.heartbeat import Busy, HeartbeatThread
+from tcccd.memory import release
 from tcccd.plugin import CancelScope
 from tcccd.protocol import Message, ProtocolError
 from tcccd.stage import Stage
@@ -59,6 +60,7 @@ class Worker:
         self.running = True
         self.log = structlog.get_logger()
         self.busy: Busy | None = None
+        self.release_wanted = False  # the capper asked while a request ran: released after it
         self.snapshot: dict[str, Any] = {"pid": os.getpid()}
         self.snapshot_at = 0.0
         self.scope: CancelScope | None = None
@@ -121,6 +123,7 @@ class Worker:
         self.snapshot_at = now
         mem = psutil.Process().memory_info()
         self.snapshot = {"pid": os.getpid(), "rss_bytes": mem.rss, "peak_rss_bytes": _peak_rss_bytes(),
+                         "gpu_bytes": release.gpu_allocator_bytes(),
                          "stages": {name: stage.health() for name, stage in self.stages.items()}}
 
     def serve(self) -> None:
@@ -157,6 +160,20 @@ class Worker:
             self.apply_profile(message.data)
         elif message.type == "shutdown":
             self.running = False
+        elif message.type == "release":
+            self.release_wanted = True
+            if self.busy is None:
+                self.release_memory()
+
+    def release_memory(self) -> None:
+        """The memory capper's request: plugins free their caches, then the heap is trimmed; say what it freed.
+
+        Never between the outputs of a request, where a plugin still uses what it would free.
+        """
+        self.release_wanted = False
+        result = release.release((name, stage.plugin) for name, stage in self.stages.items())
+        self.send_control("released", **result)
+        self.refresh_snapshot()
 
     def apply_profile(self, data: dict[str, Any]) -> None:
         """All of this worker's stages take the profile, or none does (the ones done are put back)."""
@@ -200,6 +217,8 @@ class Worker:
             finally:
                 self.busy = self.scope = None
                 self.refresh_snapshot(SNAPSHOT_MAX_AGE_S)
+            if self.release_wanted:
+                self.release_memory()
         self.data.send_multipart(Message("ack", id=message.id, stage=message.stage).to_frames())
 
     def send_outputs(self, stage: Stage, message: Message, scope: CancelScope) -> None:
