@@ -126,6 +126,7 @@ def test_budget_changes_with_the_profile(start_daemon, tmp_path: Path) -> None: 
                           memory={"budget_mb": 1000, **FAST})
     report = daemon.wait_for(lambda r: r["memory"].get("budget_bytes") == 6000 * MIB)
     assert report["memory"]["headroom_bytes"] == 6000 * MIB - report["memory"]["used_bytes"]
+    assert "budget 6000 MB, headroom" in daemon.cli("status").stdout  # what an operator reads
     with daemon.client() as client:
         client.profile_set("training")
     daemon.wait_for(lambda r: r["memory"].get("budget_bytes") == 3000 * MIB)
