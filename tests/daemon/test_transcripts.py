@@ -93,3 +93,30 @@ def test_full_disk_is_an_error_with_the_reason_not_a_silent_drop(tmp_path: Path)
 def test_settings_refuse_a_path_as_file_name() -> None:
     with pytest.raises(ValueError, match="file_name"):
         JournalSettings(file_name="../../etc/passwd")
+
+
+def test_feed_journals_before_publishing_and_a_full_disk_is_loud_but_still_published(tmp_path: Path) -> None:
+    from tcccd.protocol import Message
+    from tcccd.transcripts import TranscriptFeed
+
+    journal = TranscriptJournal.open(tmp_path, JournalSettings())
+    published, errors = [], []
+
+    def publish(topic: str, message: Message) -> None:
+        in_journal = [e.text for e in journal.since(0.0)]
+        published.append((topic, message, in_journal))
+
+    feed = TranscriptFeed(journal, publish, lambda: "field", lambda rid, text: errors.append(text))
+    reply = feed.final(Message("transcript", id="r1", data={"text": "TXA given", "start_s": 0.0, "end_s": 1.0}), "mic")
+    [(topic, event, seen)] = published
+    assert topic == "transcript" and seen == ["TXA given"]  # on disk before anyone heard of it
+    assert event.data["source"] == "mic" and event.data["journal_seq"] == reply.data["journal_seq"] == 1
+
+    journal.db.execute(f"PRAGMA max_page_count={journal.db.execute('PRAGMA page_count').fetchone()[0]}")
+    for i in range(100):
+        feed.final(Message("transcript", id=f"r{i + 2}", data={"text": "x" * 2000}), "client")
+        if errors:
+            break
+    alerts = [m for t, m, _ in published if t == "alert"]
+    assert alerts and alerts[0].data["kind"] == "journal_full" and "NOT RECORDED" in errors[0]
+    assert published[-1][0] == "transcript" and "journal_seq" not in published[-1][1].data  # still published
