@@ -22,6 +22,7 @@ from tcccd.memory.budget import BudgetOverride, MemorySettings
 from tcccd.telemetry.nvpmodel import MODE_NAME
 from tcccd.telemetry.settings import TelemetrySettings
 from tcccd.transcripts import JournalSettings
+from tcccd.wyoming_settings import WyomingSettings
 
 STAGE_NAME = r"^[a-z][a-z0-9_-]{0,31}$"
 
@@ -116,6 +117,7 @@ class Config(Strict):
     pipeline: list[StageConfig] = Field(default_factory=list)
     routes: dict[str, list[str]] = Field(default_factory=dict, description="request type -> chain of stages")
     transcripts: JournalSettings = Field(default_factory=JournalSettings, description="the transcript journal")
+    wyoming: WyomingSettings = Field(default_factory=WyomingSettings, description="the Wyoming front door")
 
     @model_validator(mode="after")
     def _names_agree(self) -> Config:

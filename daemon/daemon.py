@@ -45,6 +45,8 @@ from tcccd.systemd_policy import SystemdPolicy
 from tcccd.telemetry.governor import ProfileGovernor
 from tcccd.transcripts import TranscriptFeed, TranscriptJournal
 from tcccd.worker_handle import WorkerHandle
+from tcccd.wyoming_door import WyomingDoorError
+from tcccd.wyoming_door import attach as attach_wyoming
 
 TICK_S = 0.05
 CLIENT_MESSAGES_PER_TICK = 256
@@ -72,6 +74,7 @@ class Daemon:
         # Audio no client sent (the microphone) and every final transcript: journalled, then published (issue 11).
         self.feed = TranscriptFeed(None, self.publish, lambda: self.profiles.current["name"], self.note_error)
         self.local.sources = attach_sources(self.broker, self.feed)
+        self.local.wyoming = self.wyoming = attach_wyoming(self.broker, self.feed, config.wyoming, config.daemon)
         self.memory = MemoryHook(lambda: self.config, self.supervisor, self.broker.requests, self.profiles,
                                  self.publish)
         self.broker.admission = self.memory.admission
@@ -133,6 +136,7 @@ class Daemon:
         wakeup = self.install_signals()
         self.supervisor.start_all()
         self.governor.start()
+        self.start_wyoming()
         self.log.info("tcccd started", version=__version__, pid=os.getpid(),
                       client_endpoint=self.config.daemon.client_endpoint, curve=self.security.enabled)
         poller = zmq.Poller()
@@ -154,6 +158,16 @@ class Daemon:
             if self.draining_until is not None and (not self.broker.requests or now > self.draining_until):
                 break
         return self.shutdown()
+
+    def start_wyoming(self) -> None:
+        """The Wyoming door (tcccd.wyoming_door) when enabled; if it cannot open, ZeroMQ clients are still served."""
+        if self.wyoming is None:
+            return
+        try:
+            self.wyoming.start()
+        except WyomingDoorError as exc:
+            self.log.error("wyoming door not open", error=str(exc))
+            self.note_error("-", str(exc))
 
     def serve_sockets(self) -> None:
         """Drain what is waiting, control first: a heartbeat never queues behind audio."""
@@ -208,6 +222,8 @@ class Daemon:
         self.systemd.stopping()
         self.broker.abort(None, "shutting_down", "tcccd stopped before this request finished")
         self.supervisor.stop_all(timeout_s=5.0)
+        if self.wyoming is not None:
+            self.wyoming.stop()
         self.governor.close()
         if self.feed.journal is not None:
             self.feed.journal.close()

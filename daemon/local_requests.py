@@ -38,6 +38,7 @@ class LocalRequests:
         self.errors: collections.deque[dict[str, Any]] = collections.deque(maxlen=20)
         self.journal: TranscriptJournal | None = None  # set by the daemon once the state directory exists
         self.sources: Any = None  # tcccd.sources.SourceRouter: audio no client sent
+        self.wyoming: Any = None  # tcccd.wyoming_door.WyomingDoor when wyoming.enabled
         self.started_at = time.time()
         self.memory: Callable[[], dict[str, Any]] | None = None  # the memory capper's report (tcccd.memory)
 
@@ -92,6 +93,7 @@ class LocalRequests:
             "last_errors": list(self.errors),
             "transcripts": self.journal.health() if self.journal else None,
             "sources": self.sources.report() if self.sources else None,
+            "wyoming": self.wyoming.report() if self.wyoming else None,
             **self.switcher.report(),  # telemetry readings and the power mode
         }
         report["state"] = status.overall_state([s["state"] for s in stages], self.stopping())
