@@ -73,19 +73,23 @@ class WyomingDoor:
             loop.close()
 
     async def _main(self) -> None:
-        from wyoming.server import AsyncServer
-
-        from tcccd.wyoming_events import WyomingHandler
-
         self._stop = asyncio.Event()
         ctx = zmq.asyncio.Context()
-        factory = functools.partial(_make_handler, WyomingHandler, settings=self.settings, ctx=ctx,
-                                    endpoint=self.endpoint, reply_wait_s=self.reply_wait_s, counters=self.counters)
         try:
+            from wyoming.server import AsyncServer
+
+            from tcccd.wyoming_events import WyomingHandler
+
+            factory = functools.partial(_make_handler, WyomingHandler, settings=self.settings, ctx=ctx,
+                                        endpoint=self.endpoint, reply_wait_s=self.reply_wait_s,
+                                        counters=self.counters)
             server = AsyncServer.from_uri(self.settings.uri)
             await server.start(factory)
+        except ImportError as exc:
+            self._failure = f"{exc}: install the 'wyoming' extra (pip install 'tcccd[wyoming]')"
         except (OSError, ValueError) as exc:
             self._failure = str(exc)
+        if self._failure:
             self._started.set()
             ctx.destroy(0)
             return
