@@ -226,3 +226,26 @@ def test_a_non_loopback_uri_is_refused_unless_allowed_then_said_to_be_unauthenti
     report = daemon.wait_for(lambda r: r["wyoming"]["listening"])
     assert report["wyoming"]["security"].startswith("unauthenticated")
     assert "non-loopback" in daemon.logs() and "unauthenticated" in daemon.logs()
+
+
+def test_a_cap_refusal_reaches_the_wyoming_client_with_tcccds_code(start_daemon):
+    """One daemon behind both doors: a ZeroMQ request holding the only open slot makes a Wyoming one `busy`."""
+    from tcccd.protocol import Message
+
+    from .conftest import SLOW
+
+    port = free_port()
+    stage = {"name": "slow", "plugin": SLOW, "params": {"delay_s": 4.0}}
+    daemon = start_daemon([stage], {"speak": ["slow"], "transcribe": ["slow"]}, max_open_requests=1,
+                          top={"wyoming": {"enabled": True, "uri": f"tcp://127.0.0.1:{port}"}})
+    daemon.wait_healthy()
+    pcm = np.zeros(1600, "<i2").tobytes()
+    with daemon.client(timeout_s=30) as zmq_client:
+        held = Message("speak", data={"text": "hold the slot"}, final=True)
+        zmq_client.send(held)
+        daemon.wait_for(lambda r: r["requests_in_flight"] == 1)
+        refused = asyncio.run(transcribe(port, pcm, 16000))[-1]
+        assert Error.is_type(refused.type) and Error.from_event(refused).code == "busy", refused
+        assert list(zmq_client.replies(held.id, 30))[-1].final
+    heard = Transcript.from_event(asyncio.run(transcribe(port, pcm, 16000))[-1])
+    assert heard.text == f"{len(pcm)} bytes heard"
