@@ -116,13 +116,23 @@ class VocabularyCorrector:
             and sim > scores.get((start + 1, end, term), -1.0) and sim > scores.get((start, end - 1, term), -1.0)
         ]
         chosen: list[Correction] = []
-        taken: set[int] = set()
+        taken = self._already_terms(words)  # a term heard right is never rewritten into another
         for cand in sorted(candidates, key=lambda c: (-c.similarity, c.end_word - c.start_word)):
             span = set(range(cand.start_word, cand.end_word))
             if not span & taken:
                 chosen.append(cand)
                 taken |= span
         return chosen
+
+    def _already_terms(self, words: list[str]) -> set[int]:
+        """Word positions inside a run of words that already spells a multi-word term ("hemostatic gauze" must not
+        gain a "gauze"). A one-word term may still be part of a longer one: "deal airway" -> "nasopharyngeal airway"."""
+        known: set[int] = set()
+        for start in range(len(words)):
+            for end in range(start + 2, min(len(words), start + MAX_RUN_WORDS) + 1):
+                if _plain(" ".join(words[start:end])) in self._known:
+                    known |= set(range(start, end))
+        return known
 
     def _needed(self, term: str) -> float:
         """Short terms ("TXA", "litter") sound like common words: only an exact sound match counts."""

@@ -72,8 +72,5 @@ def test_single_word_terms_heard_correctly_stay(terms, corrector):
     assert _rewritten(corrector, [t for t in terms if " " not in t]) == []
 
 
-@pytest.mark.xfail(strict=True, reason="vocabulary.py rewrites the first word(s) of a correctly heard multi-word "
-                                       "term into the whole term ('hemostatic gauze' -> 'hemostatic gauze gauze'); "
-                                       "remove this mark when the corrector skips runs that already spell a term")
 def test_multi_word_terms_heard_correctly_stay(terms, corrector):
     assert _rewritten(corrector, terms) == []
