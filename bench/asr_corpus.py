@@ -24,6 +24,7 @@ import soxr
 RATE_HZ = 16000
 ROOT = Path(__file__).resolve().parent.parent
 SENTENCES_DIR = ROOT / "tests" / "data" / "asr"
+REAL_SPEECH_DIR = ROOT.parent / "shared" / "data" / "real-speech"
 VOICES = ("en-us", "en-us+m3", "en-us+f2", "en+klatt")
 SPEEDS_WPM = (140, 150, 160, 175)
 NOISE_KINDS = ("silence", "white", "pink", "brown", "breathing")
@@ -94,6 +95,13 @@ def add_noise_floor(audio: np.ndarray, snr_db: float, rng: np.random.Generator) 
 def _write(path: Path, audio: np.ndarray, rate_hz: int = RATE_HZ) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     soundfile.write(path, audio, rate_hz, subtype="PCM_16")
+
+
+def real_speech() -> list[Clip]:
+    """Real human voices with their references (../shared/data/real-speech/refs.tsv); hyphens score as spaces."""
+    lines = (REAL_SPEECH_DIR / "refs.tsv").read_text().splitlines()
+    pairs = [line.split("\t", 1) for line in lines if line.strip()]
+    return [Clip(REAL_SPEECH_DIR / f"{clip_id}.wav", text.replace("-", " ")) for clip_id, text in pairs]
 
 
 def build_split(split: str, out_dir: Path, seed: int = 7) -> list[Clip]:
