@@ -124,15 +124,16 @@ class WhisperPlugin(Plugin):
             raw = seg.text.strip()
             if not has_word(raw):
                 continue  # "." or "..." alone: no word was heard
-            text, corrections = self._corrector.apply(raw) if self._corrector is not None else (raw, [])
+            text, applied = self._corrector.apply(raw) if self._corrector is not None else (raw, [])
+            corrections = [asdict(c) for c in applied]
             heard.segments.append({"start_s": round(offset_s + seg.start_s, 3),
                                    "end_s": round(offset_s + seg.end_s, 3), "text": text, "heard": raw,
-                                   "corrections": [asdict(c) for c in corrections],
+                                   "corrections": corrections,
                                    "avg_logprob": round(seg.avg_logprob, 4),
                                    "no_speech_prob": round(seg.no_speech_prob, 4)})
             if corrections and not partial:
                 self.log.info("vocabulary corrected", heard=raw, text=text,
-                              corrections=[asdict(c) for c in corrections])
+                              corrections=corrections)
         timings["vocabulary_ms"] = timings.get("vocabulary_ms", 0.0) + elapsed_ms(t0)
         if partial:
             return
