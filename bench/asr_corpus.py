@@ -120,11 +120,11 @@ def build_split(split: str, out_dir: Path, seed: int = 7) -> list[Clip]:
     return clips
 
 
-def build_long(out_dir: Path, min_seconds: float = 45.0, seed: int = 11) -> Clip:
-    """Held-out sentences one after another with 0.6-1.5 s pauses, as a medic talks through a casualty."""
+def build_long(out_dir: Path, min_seconds: float = 45.0, seed: int = 11, split: str = "heldout") -> Clip:
+    """A split's sentences one after another with 0.6-1.5 s pauses, as a medic talks through a casualty."""
     rng = np.random.default_rng(seed)
     pieces, texts, total = [], [], 0
-    for i, text in enumerate(read_sentences("heldout")):
+    for i, text in enumerate(read_sentences(split)):
         speech = speak(text, VOICES[i % len(VOICES)], 155)
         pause = np.zeros(int(rng.uniform(0.6, 1.5) * RATE_HZ), np.float32)
         pieces += [speech, pause]
@@ -132,7 +132,7 @@ def build_long(out_dir: Path, min_seconds: float = 45.0, seed: int = 11) -> Clip
         total += len(speech) + len(pause)
         if total >= min_seconds * RATE_HZ:
             break
-    path = out_dir / "long45.wav"
+    path = out_dir / ("long45.wav" if split == "heldout" else f"long45-{split}.wav")
     if not path.exists():
         _write(path, add_noise_floor(np.concatenate(pieces), 35.0, rng))
     return Clip(path, " ".join(texts))

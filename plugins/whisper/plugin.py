@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,11 +18,13 @@ from pydantic import Field
 
 from tcccd.audio import load_mono
 from tcccd.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
-from tcccd.plugins.whisper.repetition import has_word
+from tcccd.plugins.whisper.heard import Heard, SegmentWriter
 from tcccd.plugins.whisper.vad import RATE_HZ, SpeechDetector, VadSettings, pack_spans
 from tcccd.protocol import Message
 
 RELOAD_KEYS = ("model", "backend", "fallback_backends", "device", "threads", "decoder_int8")
+VOCABULARY_KEYS = ("vocabulary", "vocabulary_correction", "vocabulary_min_similarity", "vocabulary_biasing",
+                   "write_numbers")
 
 
 class WhisperParams(PluginParams):
@@ -51,6 +52,10 @@ class WhisperParams(PluginParams):
     vocabulary: str | None = Field(None, description="term list; null = the packaged profiles/medical_vocab.txt")
     vocabulary_correction: bool = True
     vocabulary_min_similarity: float = Field(0.75, gt=0.5, le=1.0, description="sound similarity to rewrite a run")
+    vocabulary_biasing: bool = Field(True, description="nudge beam search toward lexicon terms the audio supports "
+                                     "(biasing.py; not on the ctranslate2 backend)")
+    write_numbers: bool = Field(True, description="numbers, doses, vitals and times as a medic writes them "
+                                "(0915, 120/80, 92%, 1 g TXA); each segment keeps what was heard")
 
 
 class WhisperPlugin(Plugin):
@@ -65,13 +70,15 @@ class WhisperPlugin(Plugin):
         self._transcriber: Any = None
         self._detector: SpeechDetector | None = None
         self._corrector: Any = None
+        self._writer = SegmentWriter(None, params.write_numbers)
+        self._bias: Any = None
         self._streams: dict[str, Any] = {}
         self._dropped_loops = 0
 
     def setup(self) -> None:
         self._detector = SpeechDetector.load(self._vad_settings())
         self._transcriber = self._load_transcriber()
-        self._corrector = self._load_corrector()
+        self._load_vocabulary()
 
     def warmup(self) -> None:
         """One pass on a second of quiet tone so the first medic's request does not pay for lazy init."""
@@ -121,19 +128,13 @@ class WhisperPlugin(Plugin):
             timings[key] = timings.get(key, 0.0) + ms
         t0 = time.perf_counter()
         for seg in result.segments:
-            raw = seg.text.strip()
-            if not has_word(raw):
-                continue  # "." or "..." alone: no word was heard
-            text, applied = self._corrector.apply(raw) if self._corrector is not None else (raw, [])
-            corrections = [asdict(c) for c in applied]
-            heard.segments.append({"start_s": round(offset_s + seg.start_s, 3),
-                                   "end_s": round(offset_s + seg.end_s, 3), "text": text, "heard": raw,
-                                   "corrections": corrections,
-                                   "avg_logprob": round(seg.avg_logprob, 4),
-                                   "no_speech_prob": round(seg.no_speech_prob, 4)})
-            if corrections and not partial:
-                self.log.info("vocabulary corrected", heard=raw, text=text,
-                              corrections=corrections)
+            written = self._writer.write(seg.text)
+            if written is None:
+                continue
+            heard.add(written, offset_s + seg.start_s, offset_s + seg.end_s, seg.avg_logprob, seg.no_speech_prob)
+            if (written.corrections or written.numbers) and not partial:
+                self.log.info("transcript rewritten", heard=written.heard, text=written.text,
+                              corrections=written.corrections, numbers=written.numbers)
         timings["vocabulary_ms"] = timings.get("vocabulary_ms", 0.0) + elapsed_ms(t0)
         if partial:
             return
@@ -175,7 +176,7 @@ class WhisperPlugin(Plugin):
         entry = {"partial": False, "text": heard.text, "utterance": utterance.index,
                  "start_s": round(utterance.start_s, 3), "end_s": round(utterance.end_s, 3), **heard.dropped_field()}
         session.utterances.append(entry)
-        return message.reply("transcript", {**entry, "timings_ms": _rounded(timings)})
+        return message.reply("transcript", {**entry, "segments": heard.segments, "timings_ms": _rounded(timings)})
 
     def _partial_reply(self, message: Message, session: Any) -> Message:
         session.mark_partial()
@@ -192,11 +193,11 @@ class WhisperPlugin(Plugin):
         self.params = params  # type: ignore[assignment]
         if self._transcriber is None:
             return
-        if any(getattr(old, k) != getattr(self.params, k) for k in RELOAD_KEYS):
+        reload = any(getattr(old, k) != getattr(self.params, k) for k in RELOAD_KEYS)
+        if reload:
             self._transcriber = self._load_transcriber()
-        if (old.vocabulary, old.vocabulary_correction, old.vocabulary_min_similarity) != (
-                self.params.vocabulary, self.params.vocabulary_correction, self.params.vocabulary_min_similarity):
-            self._corrector = self._load_corrector()
+        if reload or any(getattr(old, k) != getattr(self.params, k) for k in VOCABULARY_KEYS):
+            self._load_vocabulary()
         self._detector.settings = self._vad_settings()
 
     def health(self) -> dict[str, Any]:
@@ -206,6 +207,7 @@ class WhisperPlugin(Plugin):
                 "model": self.params.model or "embedded tiny.en",
                 "device": self.params.device, "beam_size": self.params.beam_size,
                 "vocabulary_terms": len(self._corrector.terms) if self._corrector else 0,
+                "vocabulary_biasing": self._bias is not None,
                 "open_streams": len(self._streams), "dropped_loops": self._dropped_loops}
 
     def teardown(self) -> None:
@@ -226,43 +228,38 @@ class WhisperPlugin(Plugin):
                              using=loaded.backend, configured=self.params.backend)
         return loaded
 
-    def _load_corrector(self) -> Any:
-        if not self.params.vocabulary_correction:
-            return None
-        from tcccd.plugins.whisper.vocabulary import VocabularyCorrector
+    def _load_vocabulary(self) -> None:
+        """The term list feeds both the corrector and the decoder bias; one bad file fails both with one error."""
+        from tcccd.plugins.whisper.vocabulary import VocabularyCorrector, default_vocabulary_path, read_vocabulary
 
-        path = Path(self.params.vocabulary) if self.params.vocabulary else None
+        path = Path(self.params.vocabulary) if self.params.vocabulary else default_vocabulary_path()
         try:
-            return VocabularyCorrector.load(path, self.params.vocabulary_min_similarity)
+            self._corrector = (VocabularyCorrector.load(path, self.params.vocabulary_min_similarity)
+                               if self.params.vocabulary_correction else None)
+            self._bias = self._load_bias(read_vocabulary(path)) if self.params.vocabulary_biasing else None
         except ValueError as exc:
             raise PluginError(str(exc), code="bad_config") from None
+        self._writer = SegmentWriter(self._corrector, self.params.write_numbers)
+
+    def _load_bias(self, terms: list[str]) -> Any:
+        if self._transcriber.backend == "ctranslate2":
+            self.log.warning("vocabulary biasing is off: the ctranslate2 backend runs its own decoder")
+            return None
+        from tcccd.plugins.whisper.biasing import LexiconBias
+
+        return LexiconBias.from_terms(terms, self._transcriber.tokenizer)
 
     def _options(self) -> Any:
         from tcccd.plugins.whisper.transcriber import DecodeOptions
 
         return DecodeOptions(beam_size=self.params.beam_size, temperatures=tuple(self.params.temperatures),
                              no_speech_threshold=self.params.no_speech_threshold, check=self.context.check_cancelled,
-                             logprob_threshold=self.params.logprob_threshold)
+                             logprob_threshold=self.params.logprob_threshold,
+                             logits_processors=(self._bias,) if self._bias is not None else ())
 
     def _vad_settings(self) -> VadSettings:
         return VadSettings(threshold=self.params.vad_threshold, min_silence_ms=self.params.min_silence_ms,
                            speech_pad_ms=self.params.speech_pad_ms, max_utterance_s=self.params.max_utterance_s)
-
-
-@dataclass
-class Heard:
-    """What a recording or an utterance gave: kept segments, and speech dropped because the decoder looped."""
-
-    segments: list[dict[str, Any]] = field(default_factory=list)
-    dropped: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def text(self) -> str:
-        return " ".join(s["text"] for s in self.segments).strip()
-
-    def dropped_field(self) -> dict[str, Any]:
-        """`dropped` on the wire only when something was: the broker raises an alert for it."""
-        return {"dropped": self.dropped} if self.dropped else {}
 
 
 def _rounded(timings: dict[str, float]) -> dict[str, float]:

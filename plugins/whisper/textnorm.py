@@ -1,10 +1,11 @@
 """Text normalisation and word error rate, so that scores measure words, not spelling.
 
 Whisper writes "09:15", "120" and "95%" where a medic says "zero nine fifteen",
-"one twenty" and "ninety five percent". Scoring the raw strings would count
-those as errors and hide the mistakes that matter (a wrong drug, a wrong
-time). Both sides are therefore brought to one form: lower case, no
-punctuation, spoken numbers written as digit strings, spelled letters joined.
+"one twenty" and "ninety five percent"; tcccd writes "1 g TXA" for "one gram
+of TXA". Scoring the raw strings would count those as errors and hide the
+mistakes that matter (a wrong drug, a wrong time). Both sides are therefore
+brought to one form: lower case, no punctuation, spoken numbers written as
+digit strings, spelled letters joined, unit words and symbols alike.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ _TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety"
 _TENS = {w: 10 * i for i, w in enumerate(_TENS_WORDS.split(" "), start=2)}
 _SCALES = {"hundred": 100, "thousand": 1000}
 NUMBER_WORDS = set(_SMALL) | set(_TENS) | set(_SCALES)
-_ABBREVIATIONS = {"%": " percent ", "mg": "milligrams", "ml": "milliliters", "bp": "blood pressure",
-                  "okay": "ok", "o2": "oxygen"}
+_UNITS = {"grams": ("g", "gram"), "milligrams": ("mg", "milligram"), "micrograms": ("mcg", "microgram"),
+          "milliliters": ("ml", "milliliter", "millilitre", "millilitres"), "kilograms": ("kg", "kilogram")}
+_ABBREVIATIONS = {"%": " percent ", "bp": "blood pressure", "okay": "ok", "o2": "oxygen",
+                  **{spelling: unit for unit, spellings in _UNITS.items() for spelling in spellings}}
 
 
 def normalize(text: str) -> str:
@@ -33,8 +36,14 @@ def normalize(text: str) -> str:
     text = re.sub(r"(?<=\d)(?=[a-z])|(?<=[a-z])(?=\d)", " ", text)
     text = re.sub(r"[^a-z0-9' ]+", " ", text).replace("'", "")
     words = [_ABBREVIATIONS.get(w, w) for w in text.split()]
-    words = " ".join(words).split()
+    words = _drop_dose_of(" ".join(words).split())
     return " ".join(_join_letters(_numbers_to_digits(words)))
+
+
+def _drop_dose_of(words: list[str]) -> list[str]:
+    """'one gram of TXA' and '1 g TXA' (tcccd's written dose) score alike: 'of' after a number and a unit goes."""
+    return [w for i, w in enumerate(words) if not (
+        w == "of" and i >= 2 and words[i - 1] in _UNITS and (words[i - 2].isdigit() or words[i - 2] in NUMBER_WORDS))]
 
 
 def _numbers_to_digits(words: list[str]) -> list[str]:

@@ -63,6 +63,9 @@ def _packaged():
     ("TXA given", "T X A given", 0),
     ("respiratory rate sixteen, oxygen saturation ninety five percent", "Respiratory rate 16 oxygen saturation 95%", 0),
     ("tourniquet applied at zero nine fifteen", "turn the kit applied at 0915", 3),
+    ("one gram of tranexamic acid at ten fifteen", "1 g tranexamic acid at 1015", 0),
+    ("ketamine fifty milligrams, fentanyl eight hundred micrograms", "Ketamine 50 mg, fentanyl 800 mcg", 0),
+    ("one gram of tranexamic acid", "one gram tranexamic acid of", 1),
 ])
 def test_wer_normalises_numbers_and_punctuation(reference, hypothesis, errors):
     assert word_errors(reference, hypothesis).errors == errors
