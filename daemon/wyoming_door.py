@@ -14,12 +14,13 @@ import asyncio
 import dataclasses
 import functools
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import structlog
 import zmq.asyncio
 
-from tcccd.config import DaemonSection
+from tcccd.config import Config, DaemonSection
 from tcccd.wyoming_settings import WyomingSettings
 
 START_TIMEOUT_S = 10.0
@@ -32,10 +33,11 @@ class WyomingDoorError(RuntimeError):
 
 
 class WyomingDoor:
-    def __init__(self, settings: WyomingSettings, daemon: DaemonSection) -> None:
+    def __init__(self, settings: WyomingSettings, daemon: DaemonSection, stream_route: Callable[[], bool]) -> None:
         from tcccd.wyoming_link import DoorCounters
 
         self.settings = settings
+        self.stream_route = stream_route  # whether routes.stream reaches the whisper stage, in the config in force
         self.curve = daemon.curve_secret_key_file is not None
         self.endpoint = daemon.client_endpoint
         self.reply_wait_s = daemon.default_deadline_s + 5.0
@@ -82,7 +84,7 @@ class WyomingDoor:
 
             factory = functools.partial(_make_handler, WyomingHandler, settings=self.settings, ctx=ctx,
                                         endpoint=self.endpoint, reply_wait_s=self.reply_wait_s,
-                                        counters=self.counters)
+                                        counters=self.counters, streams_transcripts=self.streams_transcripts)
             server = AsyncServer.from_uri(self.settings.uri)
             await server.start(factory)
         except ImportError as exc:
@@ -104,11 +106,15 @@ class WyomingDoor:
         self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(5.0)
 
+    def streams_transcripts(self) -> bool:
+        """Transcripts are streamed (tcccd.wyoming_asr) when asked for and a real stream path exists."""
+        return self.settings.transcript_streaming and self.stream_route()
+
     def report(self) -> dict[str, Any]:
         """The `wyoming` section of status."""
         snapshot = dataclasses.asdict(self.counters)
         return {"uri": self.settings.uri, "listening": self._started.is_set() and not self._failure,
-                "failure": self._failure,
+                "failure": self._failure, "transcript_streaming": self.streams_transcripts(),
                 "security": UNAUTHENTICATED if self.settings.unauthenticated_remote else "loopback only",
                 **snapshot}
 
@@ -125,7 +131,13 @@ def attach(broker: Any, feed: Any, settings: WyomingSettings, daemon: DaemonSect
         return journal_as_client(request, message)
 
     broker.publish_transcript = publish_transcript
-    return WyomingDoor(settings, daemon)
+    return WyomingDoor(settings, daemon, lambda: streams_through_whisper(broker.config))
+
+
+def streams_through_whisper(config: Config) -> bool:
+    """Whether a tcccd `stream` reaches the whisper stage, whose utterances the door sends as transcript chunks."""
+    plugins = {stage.name: stage.plugin for stage in config.pipeline if stage.enabled}
+    return any(plugins.get(name) == "whisper" for name in config.routes.get("stream", []))
 
 
 def _make_handler(cls: Any, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, **kwargs: Any) -> Any:

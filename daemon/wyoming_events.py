@@ -20,7 +20,7 @@ from typing import Any
 import structlog
 import zmq.asyncio
 from sentence_stream import SentenceBoundaryDetector
-from wyoming.asr import Transcribe, Transcript
+from wyoming.asr import Transcribe
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.error import Error
 from wyoming.event import Event
@@ -28,30 +28,29 @@ from wyoming.info import Describe
 from wyoming.server import AsyncEventHandler
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeStopped
 
-from tcccd.protocol import AudioFormat, Message
+from tcccd.protocol import Message
+from tcccd.wyoming_asr import BufferedTranscription, StreamedTranscription, TooMuchAudio, Transcription
 from tcccd.wyoming_info import describe
-from tcccd.wyoming_link import BoundedReader, DaemonRefused, DoorCounters, TcccdLink, to_tcccd_pcm
+from tcccd.wyoming_link import BoundedReader, DaemonRefused, DoorCounters, TcccdLink
 from tcccd.wyoming_settings import WyomingSettings
-
-SAMPLE_WIDTHS = (1, 2, 3, 4)
 
 
 class WyomingHandler(AsyncEventHandler):
     _ids = itertools.count(1)
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, settings: WyomingSettings,
-                 ctx: zmq.asyncio.Context, endpoint: str, reply_wait_s: float, counters: DoorCounters) -> None:
+                 ctx: zmq.asyncio.Context, endpoint: str, reply_wait_s: float, counters: DoorCounters,
+                 streams_transcripts: Callable[[], bool]) -> None:
         self.bounded = BoundedReader(reader, settings.max_audio_bytes)
         super().__init__(self.bounded, writer)  # type: ignore[arg-type] - the parser needs readline/readexactly
         self.settings = settings
         self.counters = counters
+        self.streams_transcripts = streams_transcripts
         self.number = next(self._ids)
         self.link = TcccdLink(ctx, endpoint, f"wyoming:{self.number}".encode(), reply_wait_s)
         self.log = structlog.get_logger().bind(wyoming_connection=self.number)
         self._work: asyncio.Task[None] | None = None
-        self._open_request: str | None = None
-        self._audio: AudioStart | None = None
-        self._buffer = bytearray()
+        self._audio: Transcription | None = None
         self._sentences: SentenceBoundaryDetector | None = None
         self._requests = itertools.count(1)
         counters.connections_open += 1
@@ -96,29 +95,31 @@ class WyomingHandler(AsyncEventHandler):
                                              f"synthesize-start/chunk/stop")
 
     def _start_audio(self, start: AudioStart) -> None:
-        if start.width not in SAMPLE_WIDTHS or not 1 <= start.channels <= 32 or not 1000 <= start.rate <= 384000:
-            raise ValueError(f"audio-start rate={start.rate} width={start.width} channels={start.channels}: "
-                             f"accepted are width 1-4 bytes, 1-32 channels, 1000-384000 Hz")
-        self._audio = start
-        self._buffer = bytearray()
+        if self._audio is not None:  # a new audio-start ends the previous audio stream, as audio-stop would not
+            self._audio.finish()
+            self._audio = None
+        kind = StreamedTranscription if self.streams_transcripts() else BufferedTranscription
+        audio = self._audio = kind(start, self.settings.max_audio_bytes)
+        if audio.runs_at_start:
+            self._chain(lambda: audio.run(self))
 
     async def _add_audio(self, chunk: AudioChunk) -> None:
         if self._audio is None:
             raise ValueError("audio-chunk before audio-start")
-        if len(self._buffer) + len(chunk.audio) > self.settings.max_audio_bytes:
+        try:
+            self._audio.add(chunk.audio)
+        except TooMuchAudio as exc:
+            self._audio.finish()
             self._audio = None
-            self._buffer = bytearray()
-            await self._error("too_large", f"more than {self.settings.max_audio_bytes} bytes of audio in one "
-                                           f"transcription (wyoming.max_audio_bytes); send shorter recordings")
-            return
-        self._buffer += chunk.audio
+            await self._error("too_large", str(exc))
 
     def _finish_audio(self) -> None:
         if self._audio is None:
             raise ValueError("audio-stop without audio-start")
-        start, pcm = self._audio, bytes(self._buffer)
-        self._audio, self._buffer = None, bytearray()
-        self._chain(lambda: self._transcribe(start, pcm))
+        audio, self._audio = self._audio, None
+        audio.finish()
+        if not audio.runs_at_start:
+            self._chain(lambda: audio.run(self))
 
     def _checked_text(self, text: str) -> str:
         if len(text) > self.settings.max_text_chars:
@@ -166,21 +167,13 @@ class WyomingHandler(AsyncEventHandler):
             self.log.info("wyoming client gone before its reply", error=str(exc))
 
     async def _describe(self) -> None:
-        report = (await self.link.call(Message("status", id=self._new_id()))).data
-        await self.write_event(describe(report).event())
-
-    async def _transcribe(self, start: AudioStart, pcm: bytes) -> None:
-        payload, encoding = to_tcccd_pcm(pcm, start.width)
-        message = Message("transcribe", id=self._new_id(), payload=payload,
-                          audio=AudioFormat(encoding, start.rate, start.channels))
-        async with self._request("transcribe", message.id):
-            reply = await self.link.call(message)
-        await self.write_event(Transcript(text=str(reply.data.get("text", "")).strip(), language="en").event())
+        report = (await self.link.call(Message("status", id=self.new_id()))).data
+        await self.write_event(describe(report, transcript_streaming=self.streams_transcripts()).event())
 
     async def _synthesize(self, text: str) -> None:
-        message = Message("speak", id=self._new_id(), data={"text": text}, final=True)
+        message = Message("speak", id=self.new_id(), data={"text": text}, final=True)
         started = False
-        async with self._request("speak", message.id):
+        async with self.open_request("speak", message.id):
             await self.link.send(message)
             async for reply in self.link.replies(message.id):
                 if not reply.payload or reply.audio is None:
@@ -193,10 +186,10 @@ class WyomingHandler(AsyncEventHandler):
         if started:
             await self.write_event(AudioStop().event())
 
-    def _request(self, kind: str, request_id: str) -> _OpenRequest:
+    def open_request(self, kind: str, request_id: str) -> _OpenRequest:
         return _OpenRequest(self, kind, request_id)
 
-    def _new_id(self) -> str:
+    def new_id(self) -> str:
         return f"wyoming-{self.number}-{next(self._requests)}"
 
     async def _error(self, code: str, text: str) -> None:

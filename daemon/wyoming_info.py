@@ -3,7 +3,9 @@
 Only what runs is advertised: an `asr` program when a stage serves `transcribe`,
 a `tts` program when one serves `speak`, with the model and voice the stages
 report loaded. Synthesis streaming is advertised because `speak` replies
-sentence by sentence; transcript streaming is not (a transcription answers once).
+sentence by sentence; transcript streaming only when the door streams
+transcriptions (tcccd.wyoming_asr), which it decides from its settings and
+the `stream` route.
 """
 
 from __future__ import annotations
@@ -25,14 +27,14 @@ def _stage_health(report: dict[str, Any], plugin: str) -> dict[str, Any] | None:
     return None
 
 
-def describe(report: dict[str, Any]) -> Info:
+def describe(report: dict[str, Any], transcript_streaming: bool) -> Info:
     info = Info()
     whisper = _stage_health(report, "whisper")
     if whisper is not None:
         model = str(whisper.get("model") or "tiny.en")
         info.asr.append(AsrProgram(
             name="tcccd-whisper", description="tcccd's Whisper (English)", attribution=TCCCD, installed=True,
-            version=__version__, supports_transcript_streaming=False,
+            version=__version__, supports_transcript_streaming=transcript_streaming,
             models=[AsrModel(name=model, description=f"Whisper {model}", attribution=TCCCD, installed=True,
                              version=None, languages=["en"])]))
     piper = _stage_health(report, "piper")

@@ -73,6 +73,7 @@ class TcccdLink:
         self.sock.connect(endpoint)
         self.reply_wait_s = reply_wait_s
         self.boxes: dict[str, asyncio.Queue[Message]] = {}
+        self.open_streams: set[str] = set()  # streams still sending: no reply is due until they close
         self._pump = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
@@ -87,11 +88,19 @@ class TcccdLink:
         await self.sock.send_multipart(message.to_frames())
 
     async def replies(self, request_id: str) -> AsyncIterator[Message]:
-        """Replies until the final one; a final error raises DaemonRefused with tcccd's code."""
+        """Replies until the final one; a final error raises DaemonRefused with tcccd's code.
+
+        A stream owes no reply while it is open (a long pause in dictation is not a dead daemon); once
+        closed, its final reply is due within reply_wait_s, as for any request."""
         box = self.boxes.setdefault(request_id, asyncio.Queue())
         try:
             while True:
-                reply = await asyncio.wait_for(box.get(), self.reply_wait_s)
+                try:
+                    reply = await asyncio.wait_for(box.get(), self.reply_wait_s)
+                except asyncio.TimeoutError:
+                    if request_id in self.open_streams:
+                        continue
+                    raise
                 if reply.type == "error" and reply.final:
                     raise DaemonRefused(reply.data.get("code", "error"), reply.data.get("message", ""))
                 yield reply
@@ -99,6 +108,7 @@ class TcccdLink:
                     return
         finally:
             self.boxes.pop(request_id, None)
+            self.open_streams.discard(request_id)
 
     async def call(self, message: Message) -> Message:
         message.final = True

@@ -36,8 +36,12 @@ class WyomingSettings(BaseModel):
     uri: str = Field("tcp://127.0.0.1:10300", pattern=r"^(tcp://[^/]+:\d{1,5}|unix:///?.+)$",
                      description="tcp://HOST:PORT or unix://PATH")
     allow_remote: bool = Field(False, description="let a non-loopback uri listen: Wyoming is unauthenticated")
-    max_audio_bytes: int = Field(32 * 1024 * 1024, ge=1024, description="one transcription's audio, buffered")
+    max_audio_bytes: int = Field(32 * 1024 * 1024, ge=1024,
+                                 description="one transcription's audio, buffered (streamed: what waits to be sent)")
     max_text_chars: int = Field(20_000, ge=1, description="one synthesis's text")
+    transcript_streaming: bool = Field(
+        False, description="send audio to Whisper as it arrives (a tcccd `stream`) and each finished utterance as a "
+        "transcript-chunk; only where `routes.stream` reaches the whisper stage. Off: one `transcribe` at audio-stop")
 
     @model_validator(mode="after")
     def _remote_needs_consent(self) -> WyomingSettings:
