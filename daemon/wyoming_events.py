@@ -56,6 +56,17 @@ class WyomingHandler(AsyncEventHandler):
         counters.connections_open += 1
         counters.connections_total += 1
 
+    async def run(self) -> None:
+        """Serve the connection, unless wyoming.max_connections are open: then `busy`, and it is closed."""
+        if self.counters.connections_open > self.settings.max_connections:
+            self.counters.refused_connections += 1
+            await self._error("busy", f"{self.settings.max_connections} Wyoming connections are open "
+                                      f"(wyoming.max_connections); try again when one closes")
+            await self.disconnect()
+            self.writer.close()
+            return
+        await super().run()
+
     # -- events ------------------------------------------------------------------------------------------------
 
     async def handle_event(self, event: Event) -> bool:

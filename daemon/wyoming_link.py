@@ -36,6 +36,7 @@ class DoorCounters:
     errors: int = 0
     cancelled_on_disconnect: int = 0
     refused_events: int = 0
+    refused_connections: int = 0
 
 
 class BoundedReader:

@@ -39,6 +39,8 @@ class WyomingSettings(BaseModel):
     max_audio_bytes: int = Field(32 * 1024 * 1024, ge=1024,
                                  description="one transcription's audio, buffered (streamed: what waits to be sent)")
     max_text_chars: int = Field(20_000, ge=1, description="one synthesis's text")
+    max_connections: int = Field(16, ge=1, description="open at once; one more is answered `busy` and closed "
+                                 "(each is a tcccd client of its own, so per-client caps alone do not bound them)")
     transcript_streaming: bool = Field(
         False, description="send audio to Whisper as it arrives (a tcccd `stream`) and each finished utterance as a "
         "transcript-chunk; only where `routes.stream` reaches the whisper stage. Off: one `transcribe` at audio-stop")

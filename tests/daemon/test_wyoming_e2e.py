@@ -249,3 +249,35 @@ def test_a_cap_refusal_reaches_the_wyoming_client_with_tcccds_code(start_daemon)
         assert list(zmq_client.replies(held.id, 30))[-1].final
     heard = Transcript.from_event(asyncio.run(transcribe(port, pcm, 16000))[-1])
     assert heard.text == f"{len(pcm)} bytes heard"
+
+
+def test_deadlines_and_the_connection_cap_answer_with_wyoming_errors(start_daemon):
+    """The daemon's deadline ends a Wyoming request like a ZeroMQ one; connections past max_connections: busy."""
+    from .conftest import SLOW
+
+    port = free_port()
+    stage = {"name": "slow", "plugin": SLOW, "params": {"delay_s": 3.0}}
+    daemon = start_daemon([stage], {"speak": ["slow"], "transcribe": ["slow"]}, default_deadline_s=1.0,
+                          top={"wyoming": {"enabled": True, "uri": f"tcp://127.0.0.1:{port}", "max_connections": 1}})
+    daemon.wait_healthy()
+
+    async def scenario() -> None:
+        async with AsyncTcpClient("127.0.0.1", port) as held:
+            await held.write_event(Synthesize(text="longer than the deadline").event())
+            late = Error.from_event((await read_until(held, "error"))[-1])
+            assert late.code == "deadline_exceeded", late
+
+            reader, _ = await asyncio.open_connection("127.0.0.1", port)  # a second connection while one is open
+            refused = Error.from_event(await asyncio.wait_for(async_read_event(reader), 10))
+            assert refused.code == "busy" and "max_connections" in refused.text
+            assert await asyncio.wait_for(reader.read(), 10) == b""
+
+    async def describe_once() -> str:
+        async with AsyncTcpClient("127.0.0.1", port) as client:
+            await client.write_event(Describe().event())
+            return (await read_until(client, "info", "error"))[-1].type
+
+    asyncio.run(scenario())
+    door = daemon.wait_for(lambda r: r["wyoming"]["connections_open"] == 0)["wyoming"]
+    assert door["refused_connections"] == 1
+    assert asyncio.run(describe_once()) == "info"  # the slot is free again
