@@ -237,7 +237,11 @@ def main() -> None:
         return
     results = {system: run_child(system, args.beam) for system in SYSTEMS}
     if not args.skip_daemon:
-        results["tcccd_daemon"] = run_daemon(args.beam, corpus)
+        try:
+            results["tcccd_daemon"] = run_daemon(args.beam, corpus)
+        except (TimeoutError, OSError, subprocess.SubprocessError) as exc:
+            print(f"daemon column FAILED, the in-process columns follow: {exc}", file=sys.stderr)
+    (OUT / "results.json").write_text(json.dumps(results))
     if args.transcripts:
         for name, result in results.items():
             for reference, text in result["texts"]["real"]:
