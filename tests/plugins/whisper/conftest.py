@@ -69,3 +69,17 @@ def word_recall(expected: str, heard: str) -> float:
     heard_words = set(words(heard))
     wanted = words(expected)
     return sum(w in heard_words for w in wanted) / len(wanted)
+
+
+def rebuild_text(heard: str, corrections: list[dict], numbers: list[dict]) -> str:
+    """Apply a segment's audit trail to what the model heard: the corrections (spans in `heard`), then the number
+    rewrites (spans in the corrected text), checking that each span holds what the trail says was there. A user
+    auditing a record does exactly this."""
+    text = heard
+    for fix in sorted(corrections, key=lambda c: -c["start_char"]):
+        assert text[fix["start_char"]:fix["end_char"]] == fix["heard"]
+        text = text[:fix["start_char"]] + fix["term"] + text[fix["end_char"]:]
+    for rewrite in sorted(numbers, key=lambda r: -r["start_char"]):
+        assert text[rewrite["start_char"]:rewrite["end_char"]] == rewrite["heard"]
+        text = text[:rewrite["start_char"]] + rewrite["written"] + text[rewrite["end_char"]:]
+    return text

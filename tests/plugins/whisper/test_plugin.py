@@ -15,7 +15,7 @@ from tcccd.plugins.whisper.textnorm import corpus_wer, normalize
 from tcccd.protocol import AudioFormat, Message
 from tcccd.testing import PluginHarness
 
-from .conftest import word_recall
+from .conftest import rebuild_text, word_recall
 
 ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.slow
@@ -54,7 +54,7 @@ def test_bundled_samples_transcribe_close_to_their_references(harness):
 
 @pytest.mark.parametrize("kind", ["silence", "white", "pink", "brown", "breathing"])
 def test_no_words_over_silence_or_noise_with_vocabulary_on(harness, corpus, kind):
-    assert harness.plugin.params.vocabulary_correction
+    assert harness.plugin.params.vocabulary_correction and harness.plugin.health()["vocabulary_biasing"]
     audio = corpus.noise(kind, 5.0, np.random.default_rng(4))
     reply = transcribe(harness, wav_bytes(audio, 16000))
     assert reply.data["text"] == "" and reply.data["segments"] == []
@@ -107,6 +107,8 @@ def test_stream_gives_one_transcript_per_utterance_and_a_final_summary(harness, 
     utterances = [o.data for o in outputs if o.data.get("partial") is False]
     assert [u["utterance"] for u in utterances] == [0, 1]
     assert "heart rate 120" in normalize(utterances[0]["text"])
+    assert all(rebuild_text(s["heard"], s["corrections"], s["numbers"]) == s["text"]
+               for u in utterances for s in u["segments"])
     final = outputs[-1]
     assert final.final and sum(o.final for o in outputs) == 1
     assert "heart rate 120" in normalize(final.data["text"]) and len(final.data["utterances"]) == 2
@@ -190,17 +192,34 @@ def test_speech_heard_only_as_a_loop_is_reported_not_transcribed(harness, tmp_pa
     assert harness.plugin.health()["dropped_loops"] == before + 1
 
 
-def test_each_segment_keeps_what_the_model_heard_beside_the_corrected_text(harness):
-    """The audit trail: 'heard' is the model's own text; every difference from it is a listed correction."""
-    reply = transcribe(harness, (ROOT / "samples" / "airway.wav").read_bytes())
+@pytest.mark.parametrize("sample", ["airway.wav", "tourniquet.wav", "heart_rate.wav"])
+def test_each_segment_keeps_what_the_model_heard_beside_the_written_text(harness, sample):
+    """The audit trail: 'heard' is the model's own text; every difference from it is a listed correction or
+    number rewrite."""
+    reply = transcribe(harness, (ROOT / "samples" / sample).read_bytes())
     segments = reply.data["segments"]
     assert segments
     for segment in segments:
-        rebuilt = segment["heard"]
-        for fix in sorted(segment["corrections"], key=lambda c: -c["start_char"]):
-            assert rebuilt[fix["start_char"]:fix["end_char"]] == fix["heard"]
-            rebuilt = rebuilt[:fix["start_char"]] + fix["term"] + rebuilt[fix["end_char"]:]
-        assert rebuilt == segment["text"]
+        assert rebuild_text(segment["heard"], segment["corrections"], segment["numbers"]) == segment["text"]
+
+
+@pytest.mark.parametrize(("spoken", "written", "rule"), [
+    ("give one gram of tranexamic acid", "1 g tranexamic acid", "dose"),
+    ("blood pressure one hundred over sixty", "100/60", "ratio"),
+])
+def test_spoken_numbers_are_written_as_a_medic_writes_them(harness, corpus, spoken, written, rule):
+    [segment] = transcribe(harness, wav_bytes(corpus.speak(spoken), 16000)).data["segments"]
+    assert written in segment["text"] and written not in segment["heard"]
+    assert [n["rule"] for n in segment["numbers"]] == [rule]
+
+
+def test_decoder_biasing_is_on_by_default_and_can_be_turned_off(harness):
+    assert harness.plugin.health()["vocabulary_biasing"] and harness.plugin._options().logits_processors
+    try:
+        with_params(harness, vocabulary_biasing=False)
+        assert not harness.plugin.health()["vocabulary_biasing"] and not harness.plugin._options().logits_processors
+    finally:
+        with_params(harness, vocabulary_biasing=True)
 
 
 def test_a_cancelled_request_stops_decoding_and_says_why(harness, corpus):
