@@ -24,6 +24,10 @@ def test_transcribe_file_and_live_stream_through_the_daemon(start_daemon, tmp_pa
     assert result.returncode == 0, result.stderr
     reply = json.loads(result.stdout)
     assert "medevac" in reply["text"].lower() and reply["segments"]
+    with daemon.client(timeout_s=30) as client:
+        [entry] = client.call("transcripts.since").data["transcripts"]
+    assert entry["text"] == reply["text"] and entry["segments"] == reply["segments"]
+    assert all({"heard", "corrections", "numbers"} <= set(s) for s in entry["segments"]), "the journal lost the trail"
 
     silence = tmp_path / "silence.wav"
     soundfile.write(silence, np.zeros(5 * 16000, dtype=np.float32), 16000)
