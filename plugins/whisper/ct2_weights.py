@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 import struct
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 
@@ -31,58 +30,64 @@ class WeightsFormatError(ValueError):
     """The file is not a CTranslate2 Whisper model this reader understands."""
 
 
-def _read_u(f: BinaryIO, fmt: str) -> int:
-    size = struct.calcsize(fmt)
-    data = f.read(size)
-    if len(data) != size:
-        raise WeightsFormatError("model.bin ends early (truncated file?)")
-    return struct.unpack(fmt, data)[0]
+class _Cursor:
+    """Reads the format front to back over the memory-mapped file."""
 
+    def __init__(self, data: np.ndarray) -> None:
+        self.data = data
+        self.offset = 0
 
-def _read_string(f: BinaryIO) -> str:
-    length = _read_u(f, "<H")
-    raw = f.read(length)
-    if len(raw) != length:
-        raise WeightsFormatError("model.bin ends early inside a name")
-    return raw[:-1].decode("utf-8")
+    def take(self, n_bytes: int, inside: str) -> np.ndarray:
+        if self.offset + n_bytes > len(self.data):
+            raise WeightsFormatError(f"model.bin ends early{inside} (truncated file?)")
+        view = self.data[self.offset: self.offset + n_bytes]
+        self.offset += n_bytes
+        return view
 
+    def unsigned(self, fmt: str) -> int:
+        return struct.unpack(fmt, self.take(struct.calcsize(fmt), "").tobytes())[0]
 
-def _read_array(f: BinaryIO, name: str) -> np.ndarray:
-    rank = _read_u(f, "<B")
-    shape = tuple(_read_u(f, "<I") for _ in range(rank))
-    dtype_id = _read_u(f, "<B")
-    n_bytes = _read_u(f, "<I")
-    raw = bytearray(n_bytes)  # writable, so torch can wrap the array without a copy or a warning
-    if f.readinto(raw) != n_bytes:
-        raise WeightsFormatError(f"model.bin ends early inside variable {name!r}")
-    if dtype_id == _BFLOAT16_ID:
-        widened = np.frombuffer(raw, dtype=np.uint16).astype(np.uint32) << 16
-        return widened.view(np.float32).reshape(shape)
-    if dtype_id not in _DTYPES:
-        raise WeightsFormatError(f"variable {name!r} has unknown dtype id {dtype_id}")
-    return np.frombuffer(raw, dtype=_DTYPES[dtype_id]).reshape(shape)
+    def string(self) -> str:
+        length = self.unsigned("<H")
+        return self.take(length, " inside a name").tobytes()[:-1].decode("utf-8")
+
+    def array(self, name: str) -> np.ndarray:
+        rank = self.unsigned("<B")
+        shape = tuple(self.unsigned("<I") for _ in range(rank))
+        dtype_id = self.unsigned("<B")
+        raw = self.take(self.unsigned("<I"), f" inside variable {name!r}")
+        if dtype_id == _BFLOAT16_ID:
+            widened = raw.view(np.uint16).astype(np.uint32) << 16
+            return widened.view(np.float32).reshape(shape)
+        if dtype_id not in _DTYPES:
+            raise WeightsFormatError(f"variable {name!r} has unknown dtype id {dtype_id}")
+        return raw.view(_DTYPES[dtype_id]).reshape(shape)
 
 
 def read_ct2_variables(model_bin: Path) -> dict[str, np.ndarray]:
-    """All variables of a model.bin by their CTranslate2 name (aliases resolved)."""
-    with open(model_bin, "rb") as f:
-        version = _read_u(f, "<I")
-        if version != SUPPORTED_BINARY_VERSION:
-            raise WeightsFormatError(f"{model_bin}: binary version {version}; supported: {SUPPORTED_BINARY_VERSION}")
-        spec = _read_string(f)
-        revision = _read_u(f, "<I")
-        if spec != SUPPORTED_SPEC or revision != SUPPORTED_SPEC_REVISION:
-            raise WeightsFormatError(f"{model_bin}: spec {spec!r} revision {revision}; "
-                                     f"supported: {SUPPORTED_SPEC!r} revision {SUPPORTED_SPEC_REVISION}")
-        variables: dict[str, np.ndarray] = {}
-        for _ in range(_read_u(f, "<I")):
-            name = _read_string(f)
-            variables[name] = _read_array(f, name)
-        tail = f.read(4)
-        if len(tail) == 4:
-            for _ in range(struct.unpack("<I", tail)[0]):
-                alias, target = _read_string(f), _read_string(f)
-                variables[alias] = variables[target]
+    """All variables of a model.bin by their CTranslate2 name (aliases resolved).
+
+    The arrays are views of the file mapped copy-on-write (writable, so torch wraps them without a copy or a
+    warning): the weights are read from the page cache when used, never copied onto the heap, whose freed
+    blocks glibc would keep (the ONNX path only hashes them).
+    """
+    cursor = _Cursor(np.memmap(model_bin, dtype=np.uint8, mode="c"))
+    version = cursor.unsigned("<I")
+    if version != SUPPORTED_BINARY_VERSION:
+        raise WeightsFormatError(f"{model_bin}: binary version {version}; supported: {SUPPORTED_BINARY_VERSION}")
+    spec = cursor.string()
+    revision = cursor.unsigned("<I")
+    if spec != SUPPORTED_SPEC or revision != SUPPORTED_SPEC_REVISION:
+        raise WeightsFormatError(f"{model_bin}: spec {spec!r} revision {revision}; "
+                                 f"supported: {SUPPORTED_SPEC!r} revision {SUPPORTED_SPEC_REVISION}")
+    variables: dict[str, np.ndarray] = {}
+    for _ in range(cursor.unsigned("<I")):
+        name = cursor.string()
+        variables[name] = cursor.array(name)
+    if cursor.offset + 4 <= len(cursor.data):
+        for _ in range(cursor.unsigned("<I")):
+            alias, target = cursor.string(), cursor.string()
+            variables[alias] = variables[target]
     return variables
 
 
