@@ -4,17 +4,17 @@ Whisper, given a window with no speech, still writes something ("You",
 "Thank you"); for a medic's record that is the worst failure. Audio therefore
 reaches the recogniser only where silero-vad hears speech. The ONNX model that
 ships inside the silero-vad package runs on onnxruntime with one thread
-(~0.2 ms per 32 ms window), and its own hysteresis (`get_speech_timestamps_from_probs`)
-turns probabilities into spans. Each live stream keeps its own recurrent state
+(~0.2 ms per 32 ms window), and its own hysteresis (ported in vad_spans.py: the
+package's module imports torch) turns probabilities into spans. The package is
+only located, never imported. Each live stream keeps its own recurrent state
 (`VadState`), so one loaded model serves any number of streams.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+import importlib.util
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -69,8 +69,7 @@ class SpeechDetector:
     def load(cls, settings: VadSettings | None = None) -> SpeechDetector:
         import onnxruntime
 
-        with _torch_threads_kept():
-            model_path = resources.files("silero_vad.data").joinpath("silero_vad.onnx")
+        model_path = silero_onnx_path()
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
@@ -96,31 +95,26 @@ class SpeechDetector:
         """Where a whole recording holds speech, in samples; spans longer than max_utterance_s are split."""
         if len(audio) < WINDOW_SAMPLES:
             return []
-        spans = _timestamps_from_probs()(
-            self.probabilities(audio), sampling_rate=RATE_HZ, threshold=self.settings.threshold,
-            neg_threshold=self.settings.release_threshold, min_speech_duration_ms=self.settings.min_speech_ms,
-            max_speech_duration_s=self.settings.max_utterance_s, min_silence_duration_ms=self.settings.min_silence_ms,
-            speech_pad_ms=self.settings.speech_pad_ms, audio_length_samples=len(audio))
-        return [Span(int(s["start"]), int(s["end"])) for s in spans]
+        from tcccd.plugins.whisper.vad_spans import speech_spans_from_probs
+
+        s = self.settings
+        spans = speech_spans_from_probs(
+            self.probabilities(audio), threshold=s.threshold, neg_threshold=s.release_threshold,
+            min_speech_ms=s.min_speech_ms, max_speech_s=s.max_utterance_s, min_silence_ms=s.min_silence_ms,
+            speech_pad_ms=s.speech_pad_ms, audio_length_samples=len(audio))
+        return [Span(start, end) for start, end in spans]
 
 
-def _timestamps_from_probs() -> Any:
-    """silero's span logic."""
-    with _torch_threads_kept():
-        from silero_vad import get_speech_timestamps_from_probs
-    return get_speech_timestamps_from_probs
-
-
-@contextlib.contextmanager
-def _torch_threads_kept() -> Iterator[None]:
-    """Importing silero_vad (even to find its model file) pins torch to one thread; undo that."""
-    import torch
-
-    threads = torch.get_num_threads()
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
+def silero_onnx_path() -> Path:
+    """The ONNX model inside the installed silero-vad package, found without importing it (its __init__ imports
+    torch and pins it to one thread)."""
+    spec = importlib.util.find_spec("silero_vad")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("voice activity detection needs the package silero-vad (pip install 'tcccd[asr]')")
+    path = Path(list(spec.submodule_search_locations)[0]) / "data" / "silero_vad.onnx"
+    if not path.is_file():
+        raise FileNotFoundError(f"the silero-vad package has no {path.name} at {path}")
+    return path
 
 
 def pack_spans(spans: list[Span], max_chunk_s: float, max_gap_s: float) -> list[Span]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -25,17 +28,40 @@ def test_no_speech_in_noise(detector, corpus, kind):
     assert detector.speech_spans(audio) == []
 
 
-def test_restores_torch_thread_count():
-    import torch
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("settings", [VadSettings(), VadSettings(max_utterance_s=3.0, min_silence_ms=300),
+                                      VadSettings(threshold=0.3, speech_pad_ms=0, min_speech_ms=64)])
+def test_spans_equal_silero_own_function(seed, settings):
+    from silero_vad import get_speech_timestamps_from_probs
 
-    before = torch.get_num_threads()
-    torch.set_num_threads(2)
-    try:
-        detector = SpeechDetector.load(VadSettings())
-        detector.speech_spans(np.zeros(RATE_HZ, np.float32))
-        assert torch.get_num_threads() == 2
-    finally:
-        torch.set_num_threads(before)
+    from tcccd.plugins.whisper.vad_spans import speech_spans_from_probs
+
+    rng = np.random.default_rng(seed)
+    # runs of speech-like and pause-like probabilities, with flicker around the thresholds
+    probs = np.repeat(rng.choice([0.02, 0.3, 0.45, 0.6, 0.97], size=120), rng.integers(1, 40, size=120))
+    probs = np.clip(probs + rng.normal(0, 0.08, size=len(probs)), 0, 1).tolist()
+    length = len(probs) * 512 - int(rng.integers(0, 512))
+    expected = get_speech_timestamps_from_probs(
+        probs, sampling_rate=RATE_HZ, threshold=settings.threshold, neg_threshold=settings.release_threshold,
+        min_speech_duration_ms=settings.min_speech_ms, max_speech_duration_s=settings.max_utterance_s,
+        min_silence_duration_ms=settings.min_silence_ms, speech_pad_ms=settings.speech_pad_ms,
+        audio_length_samples=length)
+    ours = speech_spans_from_probs(
+        probs, threshold=settings.threshold, neg_threshold=settings.release_threshold,
+        min_speech_ms=settings.min_speech_ms, max_speech_s=settings.max_utterance_s,
+        min_silence_ms=settings.min_silence_ms, speech_pad_ms=settings.speech_pad_ms, audio_length_samples=length)
+    assert len(expected) > 1
+    assert ours == [(s["start"], s["end"]) for s in expected]
+
+
+def test_detector_never_imports_torch():
+    """silero_vad's package imports torch: the detector only locates its ONNX file."""
+    code = ("import sys, numpy as np\n"
+            "from tcccd.plugins.whisper.vad import SpeechDetector\n"
+            "d = SpeechDetector.load()\n"
+            "d.speech_spans(np.zeros(16000, np.float32))\n"
+            "assert 'torch' not in sys.modules and 'silero_vad' not in sys.modules, 'imported'\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
 def test_long_speech_is_cut_at_max_utterance(detector, corpus):
