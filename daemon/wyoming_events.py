@@ -24,13 +24,14 @@ from wyoming.asr import Transcribe
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.error import Error
 from wyoming.event import Event
-from wyoming.info import Describe
+from wyoming.info import Describe, SelectProgram
+from wyoming.ping import Ping, Pong
 from wyoming.server import AsyncEventHandler
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeStopped
 
 from tcccd.protocol import Message
 from tcccd.wyoming_asr import BufferedTranscription, StreamedTranscription, TooMuchAudio, Transcription
-from tcccd.wyoming_info import describe
+from tcccd.wyoming_info import PROGRAMS, describe
 from tcccd.wyoming_link import BoundedReader, DaemonRefused, DoorCounters, TcccdLink
 from tcccd.wyoming_settings import WyomingSettings
 
@@ -81,6 +82,13 @@ class WyomingHandler(AsyncEventHandler):
         if Describe.is_type(event.type):
             self.counters.requests["describe"] += 1
             self._chain(self._describe)
+        elif Ping.is_type(event.type):
+            await self.write_event(Pong(text=Ping.from_event(event).text).event())
+        elif SelectProgram.is_type(event.type):
+            name = SelectProgram.from_event(event).name
+            if name not in PROGRAMS:
+                await self._error("bad_request", f"no program named {name!r} here; tcccd serves "
+                                                 f"{' and '.join(PROGRAMS)}")
         elif Transcribe.is_type(event.type):
             Transcribe.from_event(event)  # checks it; tcccd's Whisper is English only
         elif AudioStart.is_type(event.type):
@@ -99,11 +107,9 @@ class WyomingHandler(AsyncEventHandler):
             self._stream_text(SynthesizeChunk.from_event(event).text)
         elif SynthesizeStop.is_type(event.type):
             self._stop_text_stream()
-        else:
-            self.counters.refused_events += 1
-            await self._error("bad_request", f"event type {event.type!r} is not served here; tcccd serves describe, "
-                                             f"transcribe + audio-start/chunk/stop, synthesize and "
-                                             f"synthesize-start/chunk/stop")
+        else:  # the spec asks servers to drop what they do not know (newer clients send optional events)
+            self.counters.dropped_events += 1
+            self.log.info("wyoming event dropped: not served here", event_type=event.type)
 
     def _start_audio(self, start: AudioStart) -> None:
         if self._audio is not None:  # a new audio-start ends the previous audio stream, as audio-stop would not

@@ -18,6 +18,8 @@ from tcccd import __version__
 
 TCCCD = Attribution(name="OpenAI Whisper, served by tcccd", url="https://github.com/openai/whisper")
 PIPER = Attribution(name="rhasspy", url="https://github.com/rhasspy/piper")
+ASR_PROGRAM, TTS_PROGRAM = "tcccd-whisper", "tcccd-piper"
+PROGRAMS = (ASR_PROGRAM, TTS_PROGRAM)  # what a client may name in select-program
 
 
 def _stage_health(report: dict[str, Any], plugin: str) -> dict[str, Any] | None:
@@ -33,7 +35,7 @@ def describe(report: dict[str, Any], transcript_streaming: bool) -> Info:
     if whisper is not None:
         model = str(whisper.get("model") or "tiny.en")
         info.asr.append(AsrProgram(
-            name="tcccd-whisper", description="tcccd's Whisper (English)", attribution=TCCCD, installed=True,
+            name=ASR_PROGRAM, description="tcccd's Whisper (English)", attribution=TCCCD, installed=True,
             version=__version__, supports_transcript_streaming=transcript_streaming,
             models=[AsrModel(name=model, description=f"Whisper {model}", attribution=TCCCD, installed=True,
                              version=None, languages=["en"])]))
@@ -41,7 +43,7 @@ def describe(report: dict[str, Any], transcript_streaming: bool) -> Info:
     if piper is not None:
         voice = str(piper.get("voice") or "en_US-joe-medium")
         info.tts.append(TtsProgram(
-            name="tcccd-piper", description="tcccd's Piper voice", attribution=PIPER, installed=True,
+            name=TTS_PROGRAM, description="tcccd's Piper voice", attribution=PIPER, installed=True,
             version=__version__, supports_synthesize_streaming=True,
             voices=[TtsVoice(name=voice, description=f"Piper {voice}", attribution=PIPER, installed=True,
                              version=None, languages=["en"])]))

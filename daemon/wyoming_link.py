@@ -35,7 +35,8 @@ class DoorCounters:
     requests: dict[str, int] = field(default_factory=lambda: {"transcribe": 0, "speak": 0, "describe": 0})
     errors: int = 0
     cancelled_on_disconnect: int = 0
-    refused_events: int = 0
+    refused_events: int = 0  # malformed: answered bad_message
+    dropped_events: int = 0  # of a type the door does not serve: dropped, as the Wyoming spec asks
     refused_connections: int = 0
 
 

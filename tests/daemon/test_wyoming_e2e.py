@@ -21,8 +21,9 @@ from wyoming.asr import Transcribe, Transcript  # noqa: E402
 from wyoming.audio import AudioChunk, AudioStart, AudioStop  # noqa: E402
 from wyoming.client import AsyncTcpClient  # noqa: E402
 from wyoming.error import Error  # noqa: E402
-from wyoming.event import async_read_event  # noqa: E402
-from wyoming.info import Describe, Info  # noqa: E402
+from wyoming.event import Event, async_read_event  # noqa: E402
+from wyoming.info import Describe, Info, SelectProgram  # noqa: E402
+from wyoming.ping import Ping, Pong  # noqa: E402
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeStopped  # noqa: E402
 
 from .conftest import REPO, free_port, make_config  # noqa: E402
@@ -161,6 +162,14 @@ def test_bad_events_oversize_and_disconnects_leave_the_daemon_serving(daemon_wit
 
     async def scenario() -> None:
         async with AsyncTcpClient("127.0.0.1", port) as client:
+            await client.write_event(Ping(text="are you there").event())
+            assert Pong.from_event((await read_until(client, "pong"))[-1]).text == "are you there"
+            await client.write_event(Event(type="wake-up-neighbours", data={"x": 1}))  # unknown: dropped (the spec)
+            await client.write_event(SelectProgram(name="tcccd-whisper").event())  # known: taken, nothing to answer
+            await client.write_event(Describe().event())
+            assert [e.type for e in await read_until(client, "info", "error")] == ["info"]
+            await client.write_event(SelectProgram(name="faster-whisper").event())
+            assert "tcccd-whisper" in Error.from_event((await read_until(client, "error"))[-1]).text
             await client.write_event(AudioStart(16000, 7, 1).event())  # a width that does not exist
             error = Error.from_event((await read_until(client, "error"))[-1])
             assert error.code == "bad_message" and "width" in error.text
@@ -190,7 +199,7 @@ def test_bad_events_oversize_and_disconnects_leave_the_daemon_serving(daemon_wit
     asyncio.run(scenario())
     report = daemon.wait_for(lambda r: r["wyoming"]["connections_open"] == 0 and r["requests_in_flight"] == 0,
                              timeout_s=60)
-    assert report["wyoming"]["cancelled_on_disconnect"] >= 1
+    assert report["wyoming"]["cancelled_on_disconnect"] >= 1 and report["wyoming"]["dropped_events"] == 1
     pcm, rate_hz, _ = asyncio.run(synthesize(port, "Still here."))
     assert len(pcm) > rate_hz // 4
 

@@ -40,6 +40,7 @@ async def send(client: AsyncTcpClient, pcm: bytes) -> None:
 def streaming_door(start_daemon):
     port = free_port()
     daemon = start_daemon([ASR], {"transcribe": ["asr"], "stream": ["asr"]},
+                          stream_idle_timeout_s=600.0,  # only a cancel ends an abandoned stream within the test
                           top={"wyoming": {"enabled": True, "uri": f"tcp://127.0.0.1:{port}",
                                            "transcript_streaming": True}})
     daemon.wait_for(lambda r: r["state"] == "healthy", timeout_s=240)
@@ -90,3 +91,20 @@ def test_each_utterance_is_a_transcript_chunk_while_the_audio_still_comes(stream
     journal = sqlite3.connect(Path(daemon.config_path).parent / "state" / "transcripts.sqlite3")
     sources = [row[0] for row in journal.execute("SELECT source FROM transcripts")]
     assert sources.count("wyoming") >= 3  # each utterance journalled as it ends, with the door as its source
+
+
+def test_a_client_that_leaves_mid_stream_has_its_stream_cancelled(streaming_door):
+    daemon, port = streaming_door
+
+    async def leave() -> None:
+        client = AsyncTcpClient("127.0.0.1", port)
+        await client.connect()
+        await client.write_event(AudioStart(RATE_HZ, 2, 1).event())
+        await send(client, clip(FIRST))  # no audio-stop: the stream stays open on the daemon
+        await client.disconnect()
+
+    asyncio.run(leave())
+    report = daemon.wait_for(lambda r: r["wyoming"]["connections_open"] == 0 and r["requests_in_flight"] == 0,
+                             timeout_s=EVENT_WAIT_S)
+    assert report["wyoming"]["cancelled_on_disconnect"] == 1
+    assert asyncio.run(transcribe(port, clip(SECOND), RATE_HZ))[-1].type == "transcript"  # still serving
