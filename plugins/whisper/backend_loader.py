@@ -6,6 +6,10 @@ installed); every skipped backend is kept with its reason, so the plugin can
 log the fallback and show it in status. Any other error is a real fault and
 propagates.
 
+The default, onnxruntime on the CPU with the int8 decoder, loads without torch
+(onnx_engine: both halves exported once, in a child process, and cached). The
+rest is the torch path:
+
 The torch Whisper (decoder, and the encoder where a backend needs it) is built
 once from the model source and shared by every backend tried: a TensorRT
 engine that fails to build falls back to onnxruntime without reloading weights.
@@ -52,6 +56,27 @@ def backend_chain(backend: str, fallback_backends: Sequence[str]) -> list[str]:
     return chain
 
 
+def onnx_engine(source: Any, model: str | Path | None, tokenizer: Any, cache_dir: Path, threads: int) -> Any:
+    """Encoder and decoder on ONNX Runtime (onnx_decoder.py), exported in a child process when not cached.
+
+    This process reads the weights only to hash them (the cache key) and never imports torch. On success
+    the source's tensors are dropped; on failure they are kept for the torch path.
+    """
+    from tcccd.memory.release import mmap_large_blocks
+    from tcccd.plugins.whisper.onnx_decoder import DecoderFiles, OnnxEngine, OnnxSteps, export_in_child
+
+    encoder_file = onnx_path(cache_dir, source.state, heads_apart=True)
+    decoder_files = DecoderFiles.for_state(cache_dir, source.state)
+    if not (encoder_file.is_file() and decoder_files.cached()):
+        export_in_child(model, cache_dir)
+    if not (encoder_file.is_file() and decoder_files.cached()):
+        raise BackendUnavailable(f"the ONNX export wrote no {encoder_file.name} or {decoder_files.step.name}")
+    source.state = {}
+    mmap_large_blocks()  # the encoder's activations go back to the kernel after each window (release.py)
+    return OnnxEngine(OnnxEncoder(encoder_file, threads), OnnxSteps(decoder_files, source.dims["n_text_ctx"]),
+                      tokenizer)
+
+
 def usable_device(device: str) -> tuple[str, Fallback | None]:
     """`cuda` where torch sees a CUDA device, else `cpu` with the reason."""
     import torch
@@ -73,7 +98,9 @@ class BackendLoader:
         self.decoder_int8 = decoder_int8
         self.precision = precision
         self.log = log
-        self.onnx_file = onnx_path(self.cache_dir, source.state)  # hashed before the state is dropped
+        # hashed before the state is dropped: onnxruntime's graph (heads apart) and TensorRT's
+        self.onnx_files = {"onnxruntime": onnx_path(self.cache_dir, source.state, heads_apart=True),
+                           "tensorrt": onnx_path(self.cache_dir, source.state)}
         self.whisper: Any = None
 
     def first_available(self, chain: Sequence[str]) -> tuple[str, Any, Any, list[Fallback]]:
@@ -109,7 +136,7 @@ class BackendLoader:
             from tcccd.plugins.whisper.quantize import quantize_decoder
 
             # A cached ONNX graph holds the encoder: never build its float32 torch copy (~50 MB with the source).
-            with_encoder = first_backend == "torch" or not self.onnx_file.is_file()
+            with_encoder = first_backend not in self.onnx_files or not self.onnx_files[first_backend].is_file()
             quantize = self.decoder_int8 and self.device == "cpu"
             self.whisper = build_model(self.source.dims, self.source.state, self.device, with_encoder=with_encoder,
                                        fp16_embedding=quantize)
@@ -129,12 +156,13 @@ class BackendLoader:
         return whisper.encoder
 
     def _encoder(self, backend: str, whisper: Any) -> Any:
-        cached = self.onnx_file.is_file()
         if backend == "torch":
             return TorchEncoder(self._torch_encoder(whisper), self.threads)
         if backend == "onnxruntime":
-            return OnnxEncoder(self.onnx_file, self.threads, None if cached else self._torch_encoder(whisper))
+            cached = self.onnx_files[backend].is_file()
+            return OnnxEncoder(self.onnx_files[backend], self.threads, None if cached else self._torch_encoder(whisper))
         from tcccd.plugins.whisper.tensorrt_encoder import TensorRTEncoder
 
-        return TensorRTEncoder(self.onnx_file, self.cache_dir, self.precision, self.source.dims["n_mels"],
+        cached = self.onnx_files[backend].is_file()
+        return TensorRTEncoder(self.onnx_files[backend], self.cache_dir, self.precision, self.source.dims["n_mels"],
                                None if cached else self._torch_encoder(whisper), self.log)

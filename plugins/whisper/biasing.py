@@ -21,13 +21,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import torch
+import numpy as np
 
+if TYPE_CHECKING:
     from tcccd.plugins.whisper.tokenizer import Tokenizer
 
 
-_Bonus = tuple[int, "torch.Tensor", "torch.Tensor"]  # (hypothesis row, token ids, bonus of each)
+_Bonus = tuple[int, np.ndarray, np.ndarray]  # (hypothesis row, token ids, bonus of each)
 
 
 @dataclass(frozen=True)
@@ -105,12 +105,12 @@ def _distinctive(first_tokens: set[int], tokenizer: Tokenizer, min_chars: int) -
 
 
 class LexiconBias:
-    """A decoding.LogitsProcessor: put it in DecodeOptions.logits_processors (torch backend only)."""
+    """A decoding.LogitsProcessor (numpy): put it in DecodeOptions.logits_processors (any backend but ctranslate2)."""
 
     def __init__(self, trie: TermTrie, settings: BiasSettings | None = None) -> None:
         self.trie = trie
         self.settings = settings or BiasSettings()
-        self._start_index: dict[tuple[frozenset[int], str], torch.Tensor] = {}
+        self._start_index: dict[frozenset[int], np.ndarray] = {}
         s = self.settings
         if min(s.margin_logprob, s.bonus_logit, s.start_bonus_logit, s.min_start_chars) < 0:
             raise ValueError(f"bias settings {s}: bonuses, margin and min_start_chars must be >= 0")
@@ -121,45 +121,36 @@ class LexiconBias:
         settings = settings or BiasSettings()
         return cls(TermTrie(terms, tokenizer, settings.min_start_chars), settings)
 
-    def __call__(self, tokens: torch.Tensor, logits: torch.Tensor) -> None:
+    def __call__(self, tokens: np.ndarray, logits: np.ndarray) -> None:
         """Edit `logits` [n_hyp, vocab] in place; `tokens` [n_hyp, seq] is every hypothesis so far."""
-        import torch
-
         parts = [part for k, history in enumerate(tokens.tolist()) for part in self._bonuses(k, history, logits)]
         if not parts:
             return
-        row = torch.cat([torch.full_like(ids, k) for k, ids, _ in parts])
-        column = torch.cat([ids for _, ids, _ in parts])
-        bonus = torch.cat([values for _, _, values in parts])
+        row = np.concatenate([np.full(len(ids), k, dtype=np.int64) for k, ids, _ in parts])
+        column = np.concatenate([ids for _, ids, _ in parts])
+        bonus = np.concatenate([values for _, _, values in parts])
         # logprob(t) >= best logprob - margin  <=>  logit(t) >= best logit - margin: no softmax over the vocabulary
-        floor = logits.max(dim=-1).values - self.settings.margin_logprob
+        floor = logits.max(axis=-1) - self.settings.margin_logprob
         supported = logits[row, column] >= floor[row]
-        logits.index_put_((row[supported], column[supported]), bonus[supported], accumulate=True)
+        np.add.at(logits, (row[supported], column[supported]), bonus[supported])
 
-    def _bonuses(self, k: int, history: list[int], logits: torch.Tensor) -> list[_Bonus]:
+    def _bonuses(self, k: int, history: list[int], logits: np.ndarray) -> list[_Bonus]:
         """(row, token ids, bonus each) for hypothesis k; a token that both starts and continues a term gets
         the continuation bonus (the two parts add up to it)."""
-        import torch
-
         continuing, starting = self.trie.next_tokens(history)
         start_bonus, bonus = self.settings.start_bonus_logit, self.settings.bonus_logit
         parts = []
         if start_bonus:
-            start_ids = self._index(starting, logits.device)
-            parts.append((k, start_ids, torch.full(start_ids.shape, start_bonus, dtype=logits.dtype,
-                                                   device=logits.device)))
+            start_ids = self._index(starting)
+            parts.append((k, start_ids, np.full(start_ids.shape, start_bonus, dtype=logits.dtype)))
         if continuing and bonus:
             ids = sorted(continuing)
             extra = [bonus - (start_bonus if t in starting else 0.0) for t in ids]
-            parts.append((k, torch.tensor(ids, device=logits.device),
-                          torch.tensor(extra, dtype=logits.dtype, device=logits.device)))
+            parts.append((k, np.array(ids, dtype=np.int64), np.array(extra, dtype=logits.dtype)))
         return parts
 
-    def _index(self, ids: frozenset[int], device: torch.device) -> torch.Tensor:
-        """The first tokens as a tensor, built once per set and device (two sets: after a space, segment start)."""
-        import torch
-
-        key = (ids, str(device))
-        if key not in self._start_index:
-            self._start_index[key] = torch.tensor(sorted(ids), dtype=torch.long, device=device)
-        return self._start_index[key]
+    def _index(self, ids: frozenset[int]) -> np.ndarray:
+        """The first tokens as an array, built once per set (two sets: after a space, segment start)."""
+        if ids not in self._start_index:
+            self._start_index[ids] = np.array(sorted(ids), dtype=np.int64)
+        return self._start_index[ids]

@@ -1,4 +1,4 @@
-"""Decoding one 30 s window: greedy, sampling and beam search over the torch decoder.
+"""Decoding one 30 s window: greedy, sampling and beam search, in numpy over any StepDecoder.
 
 Follows openai-whisper's rules (suppressed tokens, blank suppression,
 ApplyTimestampRules, no-speech probability at the SOT position, sum-logprob /
@@ -6,6 +6,12 @@ length ranking) so transcripts and the silence/hallucination signals mean the
 same as in openai's transcribe. The service side plugs vocabulary biasing in
 through `logits_processors`, applied before the timestamp rules so biasing can
 never break the timestamp structure.
+
+The search itself is numpy: the decoder behind it is either our torch module
+(torch_steps.py) or its ONNX Runtime export (onnx_decoder.py), and a worker on
+the ONNX engine never imports torch. Sampling draws from a generator that
+reproduces torch's seeded CPU generator (sampling.py), so a temperature
+fallback samples what it sampled when this loop ran on torch tensors.
 """
 
 from __future__ import annotations
@@ -13,14 +19,14 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
 
 from tcccd.plugins.whisper.repetition import looped
+from tcccd.plugins.whisper.sampling import TorchCompatibleRandom, draw, log_softmax, logsumexp, softmax, top
 
 if TYPE_CHECKING:
-    import torch
-
-    from tcccd.plugins.whisper.model import KV, TextDecoder
     from tcccd.plugins.whisper.tokenizer import Tokenizer
 
 MAX_INITIAL_TIMESTAMP_S = 1.0
@@ -32,9 +38,28 @@ MAX_TOKENS_PER_S = 15
 
 
 class LogitsProcessor(Protocol):
-    def __call__(self, tokens: torch.Tensor, logits: torch.Tensor) -> None:
-        """tokens: [n_hyp, seq] int64 (the whole decoder input so far, SOT sequence included);
-        logits: [n_hyp, vocab] float32, modified IN PLACE before the next token is chosen (greedy and beam)."""
+    def __call__(self, tokens: np.ndarray, logits: np.ndarray) -> None:
+        """tokens: [n_hyp, seq] int64 numpy (the whole decoder input so far, SOT sequence included);
+        logits: [n_hyp, vocab] float32 numpy, modified IN PLACE before the next token is chosen (greedy and beam)."""
+
+
+class StepDecoder(Protocol):
+    """The decoder the search drives, numpy in and out. `audio` is what the engine prepared for one window
+    (the cross-attention keys/values); a cache holds every hypothesis' self-attention keys/values."""
+
+    n_text_ctx: int
+
+    def begin(self, audio: Any, tokens: list[int], positions: list[int]) -> tuple[np.ndarray, Any]:
+        """The start tokens as one hypothesis: logits [len(positions), vocab] float32 at those positions, cache."""
+
+    def advance(self, audio: Any, cache: Any, tokens: np.ndarray) -> tuple[np.ndarray, Any]:
+        """One new token per hypothesis (int64 [n]): their logits [n, vocab] float32 and the grown cache."""
+
+    def expand(self, cache: Any, n: int) -> Any:
+        """A one-hypothesis cache as n identical hypotheses."""
+
+    def select(self, cache: Any, rows: np.ndarray) -> Any:
+        """The cache of hypotheses `rows` (int64), in that order (beam reordering, ended samples leaving)."""
 
 
 @dataclass
@@ -111,22 +136,20 @@ class LogitFilters:
     """Every rule that edits logits before a token is chosen, in openai's order."""
 
     def __init__(self, tokenizer: Tokenizer, options: DecodeOptions, suppress: tuple[int, ...],
-                 sample_begin: int, max_timestamp_index: int, device: torch.device) -> None:
-        import torch
-
+                 sample_begin: int, max_timestamp_index: int) -> None:
         self.tok = tokenizer
         self.options = options
         self.sample_begin = sample_begin
         self.max_timestamp_index = max_timestamp_index
-        self.suppress = torch.tensor(sorted(set(suppress)), dtype=torch.long, device=device)
-        self.blank = torch.tensor(tokenizer.encode(" ") + [tokenizer.eot], dtype=torch.long, device=device)
+        self.suppress = np.array(sorted(set(suppress)), dtype=np.int64)
+        self.blank = np.array(tokenizer.encode(" ") + [tokenizer.eot], dtype=np.int64)
 
     def check(self) -> None:
         """Let the caller abandon the decode (options.check raises) between steps."""
         if self.options.check is not None:
             self.options.check()
 
-    def __call__(self, tokens: torch.Tensor, logits: torch.Tensor, token_lists: list[list[int]]) -> None:
+    def __call__(self, tokens: np.ndarray, logits: np.ndarray, token_lists: list[list[int]]) -> None:
         if self.options.suppress_blank and tokens.shape[1] == self.sample_begin:
             logits[:, self.blank] = -float("inf")
         logits[:, self.suppress] = -float("inf")
@@ -135,14 +158,12 @@ class LogitFilters:
         if not self.options.without_timestamps:
             self._timestamp_rules(logits, token_lists)
 
-    def _timestamp_rules(self, logits: torch.Tensor, token_lists: list[list[int]]) -> None:
+    def _timestamp_rules(self, logits: np.ndarray, token_lists: list[list[int]]) -> None:
         """openai's ApplyTimestampRules, plus an end: no timestamp past the audio, and eot once one reaches it.
 
         The addition matters with a truncated audio context: without it the model,
         having closed a segment at the end of what it sees, starts the utterance again.
         """
-        import torch
-
         begin, eot = self.tok.timestamp_begin, self.tok.eot
         last_allowed = begin + self.max_timestamp_index
         logits[:, self.tok.no_timestamps] = -float("inf")
@@ -167,10 +188,10 @@ class LogitFilters:
             logits[:, :begin] = -float("inf")
             first_allowed = begin + round(MAX_INITIAL_TIMESTAMP_S / SECONDS_PER_TIMESTAMP)
             logits[:, first_allowed + 1:] = -float("inf")
-        logprobs = torch.log_softmax(logits, dim=-1)
-        timestamp_lp = logprobs[:, begin:].logsumexp(dim=-1)
-        text_lp = logprobs[:, :begin].max(dim=-1).values
-        logits[timestamp_lp > text_lp, :begin] = -float("inf")
+        logprobs = log_softmax(logits)
+        timestamp_lp = logsumexp(logprobs[:, begin:])
+        text_lp = logprobs[:, :begin].max(axis=-1)
+        logits[timestamp_lp > text_lp, :begin] = -np.inf
         for k in ended:
             logits[k] = -float("inf")
             logits[k, eot] = 0.0
@@ -188,61 +209,37 @@ def initial_tokens(tokenizer: Tokenizer, options: DecodeOptions, prompt_tokens: 
 
 
 class _DecoderState:
-    """The running decoder: token tensor, per-layer cache, cross-attention k/v, for n hypotheses."""
+    """The running decoder: token array, cache and token lists of n hypotheses over one window's audio."""
 
-    def __init__(self, decoder: TextDecoder, cross_kv: list[KV], cache: list[KV], tokens: list[list[int]]) -> None:
-        import torch
-
+    def __init__(self, decoder: StepDecoder, audio: Any, cache: Any, tokens: list[list[int]]) -> None:
         self.decoder = decoder
-        n = len(tokens)
-        self.cross_kv = cross_kv  # one row for every hypothesis: the decoder's cross-attention shares it
-        self.cache = [(k.expand(n, -1, -1, -1), v.expand(n, -1, -1, -1)) for k, v in cache]
+        self.audio = audio  # one row for every hypothesis: the decoder's cross-attention shares it
+        self.cache = decoder.expand(cache, len(tokens))
         self.lists = tokens
-        self.device = decoder.token_embedding.weight.device
-        self.tokens = torch.tensor(tokens, dtype=torch.long, device=self.device)
+        self.tokens = np.array(tokens, dtype=np.int64)
 
-    def advance(self, next_tokens: list[int], sources: list[int] | None = None) -> torch.Tensor:
+    def advance(self, next_tokens: list[int], sources: list[int] | None = None) -> np.ndarray:
         """Append one token per hypothesis (after reordering by `sources`) and return the next logits."""
-        import torch
-
         if sources is not None:
-            index = torch.tensor(sources, dtype=torch.long, device=self.device)
-            self.cache = [(k.index_select(0, index), v.index_select(0, index)) for k, v in self.cache]
-            self.tokens = self.tokens.index_select(0, index)
+            index = np.array(sources, dtype=np.int64)
+            self.cache = self.decoder.select(self.cache, index)
+            self.tokens = self.tokens[index]
             self.lists = [list(self.lists[s]) for s in sources]
-        new = torch.tensor(next_tokens, dtype=torch.long, device=self.device)[:, None]
-        self.tokens = torch.cat([self.tokens, new], dim=1)
+        new = np.array(next_tokens, dtype=np.int64)
+        self.tokens = np.concatenate([self.tokens, new[:, None]], axis=1)
         for seq, token in zip(self.lists, next_tokens, strict=True):
             seq.append(token)
-        hidden, self.cache = self.decoder(new, self.cross_kv, self.cache)
-        return self.decoder.logits(hidden[:, -1])
+        logits, self.cache = self.decoder.advance(self.audio, self.cache, new)
+        return logits
 
 
-def draw(logits: torch.Tensor, temperature: float, generator: torch.Generator) -> torch.Tensor:
-    """One token per row from softmax(logits / temperature), by inverting the cumulative distribution.
-
-    Same distribution as torch.multinomial, which measured here 5.6 ms per call on 5 x 51864 logits (a third
-    of a fallback attempt); a cumulative sum and one uniform draw per row cost a fraction of a millisecond.
-    Tokens at -inf have zero width in the cumulative sum, so they are never drawn.
-    """
-    import torch
-
-    probs = torch.softmax(logits.double() / temperature, dim=-1)
-    cdf = probs.cumsum(dim=-1)
-    u = torch.rand(logits.shape[0], 1, generator=generator, dtype=torch.float64, device=logits.device)
-    chosen = torch.searchsorted(cdf, u * cdf[:, -1:], right=True)[:, 0]
-    return torch.where(chosen < logits.shape[-1], chosen, probs.argmax(dim=-1))  # rounding at the very top
-
-
-def _sample_loop(state: _DecoderState, logits: torch.Tensor, filters: LogitFilters, temperature: float,
-                 eot: int, max_len: int, generator: torch.Generator) -> tuple[list[list[int]], list[float]]:
+def _sample_loop(state: _DecoderState, logits: np.ndarray, filters: LogitFilters, temperature: float,
+                 eot: int, max_len: int, generator: TorchCompatibleRandom) -> tuple[list[list[int]], list[float]]:
     """Greedy (temperature 0) or sampling for every hypothesis until eot, a loop, or max_len tokens.
 
     A hypothesis that ends leaves the batch, so the rest decode fewer rows: at temperature > 0 one
     babbling sample otherwise kept all best_of rows running to the token budget.
     """
-    import torch
-
     n = len(state.lists)
     sum_logprobs = [0.0] * n
     ended: dict[int, list[int]] = {}
@@ -250,8 +247,8 @@ def _sample_loop(state: _DecoderState, logits: torch.Tensor, filters: LogitFilte
     for _ in range(max_len):
         filters.check()
         filters(state.tokens, logits, state.lists)
-        logprobs = torch.log_softmax(logits, dim=-1)
-        chosen = logits.argmax(dim=-1) if temperature == 0 else draw(logits, temperature, generator)
+        logprobs = log_softmax(logits)
+        chosen = logits.argmax(axis=-1) if temperature == 0 else draw(logits, temperature, generator)
         picks = chosen.tolist()
         live = []
         for k, row in enumerate(rows):
@@ -271,17 +268,15 @@ def _sample_loop(state: _DecoderState, logits: torch.Tensor, filters: LogitFilte
     return [ended[row] for row in range(n)], sum_logprobs
 
 
-def _beam_loop(state: _DecoderState, logits: torch.Tensor, filters: LogitFilters, beam_size: int,
+def _beam_loop(state: _DecoderState, logits: np.ndarray, filters: LogitFilters, beam_size: int,
                eot: int, max_len: int) -> tuple[list[list[int]], list[float]]:
     """openai's BeamSearchDecoder (patience 1): keep beam_size live hypotheses, stop at beam_size finished."""
-    import torch
-
     sum_logprobs = [0.0] * beam_size
     finished: dict[tuple[int, ...], float] = {}
     for _ in range(max_len):
         filters.check()
         filters(state.tokens, logits, state.lists)
-        top_lp, top_ids = torch.log_softmax(logits, dim=-1).topk(beam_size + 1, dim=-1)
+        top_lp, top_ids = top(log_softmax(logits), beam_size + 1)
         scores: dict[tuple[int, ...], float] = {}
         sources: dict[tuple[int, ...], int] = {}
         for k, (lps, ids) in enumerate(zip(top_lp.tolist(), top_ids.tolist(), strict=True)):
@@ -319,33 +314,26 @@ def window_seed(seed: int, temperature: float) -> int:
     return seed * 1000 + round(temperature * 100)
 
 
-def decode_window(decoder: TextDecoder, cross_kv: list[KV], tokenizer: Tokenizer, options: DecodeOptions,
+def decode_window(decoder: StepDecoder, audio: Any, tokenizer: Tokenizer, options: DecodeOptions,
                   temperature: float, prompt_tokens: list[int], suppress: tuple[int, ...],
                   max_timestamp_index: int) -> WindowResult:
-    """Decode one window whose cross-attention k/v (batch 1) are already computed."""
-    import torch
-
-    n_text_ctx = decoder.positional_embedding.shape[0]
+    """Decode one window whose audio (cross-attention keys/values, batch 1) the engine has prepared."""
+    n_text_ctx = decoder.n_text_ctx
     start = initial_tokens(tokenizer, options, prompt_tokens, n_text_ctx)
     sample_begin = len(start)
     max_len = min(n_text_ctx // 2, n_text_ctx - sample_begin, token_budget(max_timestamp_index))
-    filters = LogitFilters(tokenizer, options, suppress, sample_begin, max_timestamp_index,
-                           decoder.token_embedding.weight.device)
-    with torch.inference_mode():
-        device = decoder.token_embedding.weight.device
-        hidden, cache = decoder(torch.tensor([start], dtype=torch.long, device=device), cross_kv, None)
-        sot_index = start.index(tokenizer.sot)
-        first = decoder.logits(hidden[0, [sot_index, -1]])
-        no_speech_prob = float(torch.softmax(first[0], dim=-1)[tokenizer.no_speech])
-        n_hyp = max(1, options.beam_size) if temperature > 0 or options.beam_size > 1 else 1
-        state = _DecoderState(decoder, cross_kv, cache, [list(start) for _ in range(n_hyp)])
-        logits = first[1:2].expand(n_hyp, -1).clone()
-        if temperature == 0 and n_hyp > 1:
-            sequences, sum_logprobs = _beam_loop(state, logits, filters, n_hyp, tokenizer.eot, max_len)
-        else:
-            generator = torch.Generator(device=device).manual_seed(window_seed(options.seed, temperature))
-            sequences, sum_logprobs = _sample_loop(state, logits, filters, temperature, tokenizer.eot, max_len,
-                                                   generator)
+    filters = LogitFilters(tokenizer, options, suppress, sample_begin, max_timestamp_index)
+    first, cache = decoder.begin(audio, start, [start.index(tokenizer.sot), len(start) - 1])
+    no_speech_prob = float(softmax(first[0])[tokenizer.no_speech])
+    n_hyp = max(1, options.beam_size) if temperature > 0 or options.beam_size > 1 else 1
+    state = _DecoderState(decoder, audio, cache, [list(start) for _ in range(n_hyp)])
+    logits = np.repeat(first[1:2], n_hyp, axis=0)
+    if temperature == 0 and n_hyp > 1:
+        sequences, sum_logprobs = _beam_loop(state, logits, filters, n_hyp, tokenizer.eot, max_len)
+    else:
+        generator = TorchCompatibleRandom(window_seed(options.seed, temperature))
+        sequences, sum_logprobs = _sample_loop(state, logits, filters, temperature, tokenizer.eot, max_len,
+                                               generator)
     return _best(sequences, sum_logprobs, sample_begin, tokenizer, no_speech_prob, temperature)
 
 

@@ -1,7 +1,9 @@
 """Encoder backends behind one small interface.
 
 `torch`, `onnxruntime` and `tensorrt` (tensorrt_encoder.py, GPU only) run our
-own module on the shipped weights and hand the features to the torch decoder.
+own module on the shipped weights and hand the features to the torch decoder;
+on the CPU the onnxruntime encoder feeds the decoder's own ONNX graphs instead
+(onnx_decoder.py), and torch stays out of the process.
 `ctranslate2` is a whole-model alternative (faster-whisper's engine): it
 encodes and decodes itself, see Ct2Engine below. Which one loads, and the
 fallbacks when it cannot, is backend_loader.py's.
@@ -16,6 +18,8 @@ import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
 
 from tcccd.plugins.whisper.decoding import (
     DecodeOptions,
@@ -60,10 +64,12 @@ class TorchEncoder:
         # torch's thread count is process-wide: two encodes interleaving set/restore would leave it at `threads`
         self.lock = threading.Lock()
 
-    def encode(self, mel: torch.Tensor) -> torch.Tensor:
-        """Runs on `threads` torch threads, then gives the process back its setting (the decoder's)."""
+    def encode(self, mel: Any) -> torch.Tensor:
+        """mel: numpy or torch. Runs on `threads` torch threads, then gives the process back its setting (the
+        decoder's)."""
         import torch
 
+        mel = torch.as_tensor(mel)
         with self.lock:
             previous = torch.get_num_threads()
             torch.set_num_threads(self.threads)
@@ -74,22 +80,27 @@ class TorchEncoder:
                 torch.set_num_threads(previous)
 
 
-def onnx_path(cache_dir: Path, state: dict[str, Any]) -> Path:
+def onnx_path(cache_dir: Path, state: dict[str, Any], heads_apart: bool = False) -> Path:
     """The cached graph for these weights: keyed by a hash of the encoder's source weights as stored.
 
     Hashing the source (names, dtypes, shapes, bytes) rather than a built module lets a cache hit skip
-    building the float32 torch encoder at all; new weights never meet a stale graph.
+    building the float32 torch encoder at all; new weights never meet a stale graph. `heads_apart`: the
+    onnxruntime CPU graph (attention one head at a time, see export_onnx); TensorRT keeps the fused layout.
     """
-    import numpy as np
+    settings = EXPORT_SETTINGS + ("-heads-apart" if heads_apart else "")
+    return Path(cache_dir) / f"whisper-encoder-{weights_digest(state, 'encoder.', settings)}.onnx"
 
-    digest = hashlib.sha256(EXPORT_SETTINGS.encode())
-    for name in sorted(k for k in state if k.startswith("encoder.")):
+
+def weights_digest(state: dict[str, Any], prefix: str, settings: str) -> str:
+    """24 hex digits of sha256 over `settings` and the `prefix` weights (name, dtype, shape, bytes), in name order."""
+    digest = hashlib.sha256(settings.encode())
+    for name in sorted(k for k in state if k.startswith(prefix)):
         value = state[name]
         array = value if isinstance(value, np.ndarray) else value.detach().cpu().contiguous().view(-1).view(
             dtype=_same_width_int(value.dtype)).numpy()
         digest.update(f"{name}:{array.dtype}:{tuple(value.shape)}".encode())
-        digest.update(np.ascontiguousarray(array).tobytes())
-    return Path(cache_dir) / f"whisper-encoder-{digest.hexdigest()[:24]}.onnx"
+        digest.update(np.ascontiguousarray(array).data)
+    return digest.hexdigest()[:24]
 
 
 def _same_width_int(dtype: Any) -> Any:
@@ -99,17 +110,26 @@ def _same_width_int(dtype: Any) -> Any:
     return {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[dtype.itemsize]
 
 
-def export_onnx(encoder: AudioEncoder, path: Path) -> None:
-    """Export with a dynamic frame axis, written beside and renamed so a crash leaves no half file."""
+def export_onnx(encoder: AudioEncoder, path: Path, heads_apart: bool = False) -> None:
+    """Export with a dynamic frame axis, written beside and renamed so a crash leaves no half file.
+
+    `heads_apart` (onnxruntime on the CPU): attention computed one head at a time, each head's 1500 x 1500
+    scores freed before the next; the features are bit for bit the same, and a 30 s window's activations
+    peaked at +20 MB instead of +100 MB (with worker_heap's mmap threshold; without it the heap kept ~170 MB).
+    """
     import torch
 
     n_mels = encoder.conv1.in_channels
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with torch.no_grad():
-        torch.onnx.export(encoder.float().cpu().eval(), (torch.zeros(1, n_mels, 800),), str(tmp),
-                          input_names=["mel"], output_names=["features"], opset_version=ONNX_OPSET,
-                          dynamic_axes={"mel": {2: "frames"}, "features": {1: "positions"}}, dynamo=False)
+    encoder.heads_apart = heads_apart
+    try:
+        with torch.no_grad():
+            torch.onnx.export(encoder.float().cpu().eval(), (torch.zeros(1, n_mels, 800),), str(tmp),
+                              input_names=["mel"], output_names=["features"], opset_version=ONNX_OPSET,
+                              dynamic_axes={"mel": {2: "frames"}, "features": {1: "positions"}}, dynamo=False)
+    finally:
+        encoder.heads_apart = False
     os.replace(tmp, path)
 
 
@@ -119,7 +139,8 @@ class OnnxEncoder:
     name = "onnxruntime"
 
     def __init__(self, path: Path, threads: int, encoder: AudioEncoder | None = None) -> None:
-        """`encoder` (the torch module) is needed only when `path` is not cached yet."""
+        """`path`: onnx_path(..., heads_apart=True); `encoder` (the torch module) is needed only when it is not
+        cached yet."""
         import onnxruntime as ort
 
         self.path = Path(path)
@@ -127,7 +148,7 @@ class OnnxEncoder:
         if self.exported:
             if encoder is None:
                 raise ValueError(f"{self.path} is not cached and no torch encoder was given to export")
-            export_onnx(encoder, self.path)
+            export_onnx(encoder, self.path, heads_apart=True)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -136,12 +157,26 @@ class OnnxEncoder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        # One encode at a time: a 30 s window's activations peak ~200 MB above the weights (its attention
+        # scores alone are 6 x 1500 x 1500 floats per layer), and two side by side already share all the cores.
+        self.lock = threading.Lock()
 
-    def encode(self, mel: torch.Tensor) -> torch.Tensor:
+    def features(self, mel: Any) -> np.ndarray:
+        """mel [1, n_mels, frames] (numpy or torch) -> features [1, frames / 2, state] float32 numpy."""
+        with self.lock:
+            return self.session.run(["features"], {"mel": _float32_numpy(mel)})[0]
+
+    def encode(self, mel: Any) -> torch.Tensor:
         import torch
 
-        features = self.session.run(["features"], {"mel": mel.detach().float().cpu().numpy()})[0]
-        return torch.from_numpy(features)
+        return torch.from_numpy(self.features(mel))
+
+
+def _float32_numpy(mel: Any) -> np.ndarray:
+    """A numpy or torch mel as a float32 numpy array on the CPU."""
+    if hasattr(mel, "detach"):
+        mel = mel.detach().float().cpu().numpy()
+    return np.ascontiguousarray(mel, dtype=np.float32)
 
 
 class Ct2Engine:
@@ -169,7 +204,7 @@ class Ct2Engine:
     def encode(self, mel: torch.Tensor) -> object:
         import ctranslate2
 
-        features = ctranslate2.StorageView.from_array(mel.detach().float().cpu().contiguous().numpy())
+        features = ctranslate2.StorageView.from_array(np.ascontiguousarray(_float32_numpy(mel)))
         return self.model.encode(features, to_cpu=False)
 
     def generate(self, encoded: object, start_tokens: list[int], beam_size: int, temperature: float,
@@ -188,24 +223,28 @@ class Ct2Engine:
 
 
 class TorchDecoderEngine:
-    """An encoder backend (torch or onnxruntime) feeding our torch decoder."""
+    """An encoder backend (torch, onnxruntime or tensorrt) feeding our torch decoder."""
 
     def __init__(self, encoder: Any, decoder: Any, tokenizer: Tokenizer) -> None:
+        from tcccd.plugins.whisper.torch_steps import TorchSteps
+
         self.encoder = encoder
         self.decoder = decoder
+        self.steps = TorchSteps(decoder)
         self.tokenizer = tokenizer
 
     def prepare(self, mel: Any) -> Any:
+        """mel: numpy [1, n_mels, frames] (mel.py's) or a torch tensor."""
         import torch
 
-        features = self.encoder.encode(mel)
+        features = self.encoder.encode(torch.as_tensor(mel))
         weight = self.decoder.positional_embedding  # its dtype is the compute dtype (the embedding may be fp16)
         with torch.inference_mode():
             return self.decoder.cross_kv(features.to(weight.device, weight.dtype))
 
     def decode(self, cross_kv: Any, options: DecodeOptions, temperature: float, prompt: list[int],
                suppress: tuple[int, ...], max_timestamp_index: int) -> WindowResult:
-        return decode_window(self.decoder, cross_kv, self.tokenizer, options, temperature, prompt, suppress,
+        return decode_window(self.steps, cross_kv, self.tokenizer, options, temperature, prompt, suppress,
                              max_timestamp_index)
 
 

@@ -58,8 +58,14 @@ class MultiHeadAttention(nn.Module):
     def project_kv(self, x: Tensor) -> KV:
         return self._heads(self.key(x)), self._heads(self.value(x))
 
-    def attend(self, x: Tensor, k: Tensor, v: Tensor, causal: bool) -> Tensor:
+    def attend(self, x: Tensor, k: Tensor, v: Tensor, causal: bool, heads_apart: bool = False) -> Tensor:
+        """`heads_apart`: one head at a time (same numbers): what the CPU ONNX encoder graph is exported with,
+        so that a 30 s window holds one head's 1500 x 1500 scores at once instead of every head's."""
         q = self._heads(self.query(x))
+        if heads_apart:
+            heads = [F.scaled_dot_product_attention(q[:, i:i + 1], k[:, i:i + 1], v[:, i:i + 1])
+                     for i in range(self.n_head)]
+            return self.out(torch.cat(heads, dim=1).transpose(1, 2).flatten(2))
         mask = None
         if causal and q.shape[2] > 1:
             offset = k.shape[2] - q.shape[2]
@@ -90,11 +96,11 @@ class ResidualAttentionBlock(nn.Module):
         self.mlp = nn.Sequential(nn.Linear(n_state, 4 * n_state), nn.GELU(), nn.Linear(4 * n_state, n_state))
         self.mlp_ln = nn.LayerNorm(n_state)
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, x: Tensor, heads_apart: bool = False) -> Tensor:
         """Encoder block: bidirectional self-attention, no cache."""
         h = self.attn_ln(x)
         k, v = self.attn.project_kv(h)
-        x = x + self.attn.attend(h, k, v, causal=False)
+        x = x + self.attn.attend(h, k, v, causal=False, heads_apart=heads_apart)
         return x + self.mlp(self.mlp_ln(x))
 
     def decode_step(self, x: Tensor, cross_kv: KV, cache: KV | None) -> tuple[Tensor, KV]:
@@ -121,6 +127,7 @@ class AudioEncoder(nn.Module):
         self.blocks = nn.ModuleList(ResidualAttentionBlock(dims.n_audio_state, dims.n_audio_head)
                                     for _ in range(dims.n_audio_layer))
         self.ln_post = nn.LayerNorm(dims.n_audio_state)
+        self.heads_apart = False  # see MultiHeadAttention.attend; set while exporting the CPU ONNX graph
 
     def forward(self, mel: Tensor) -> Tensor:
         """mel [batch, n_mels, frames] (frames even, at most 2 x n_audio_ctx) -> [batch, frames / 2, state]."""
@@ -128,7 +135,7 @@ class AudioEncoder(nn.Module):
         x = F.gelu(self.conv2(x)).permute(0, 2, 1)
         x = x + self.positional_embedding[: x.shape[1]].to(x.dtype)
         for block in self.blocks:
-            x = block(x)
+            x = block(x, self.heads_apart)
         return self.ln_post(x)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tcccd.plugin import PluginError
+from tcccd.plugins.whisper.backend_loader import Fallback
 from tcccd.plugins.whisper.decoding import (
     SECONDS_PER_TIMESTAMP,
     DecodeOptions,
@@ -29,8 +30,8 @@ from tcccd.plugins.whisper.window_policy import FRAMES_PER_POSITION, WindowDecod
 __all__ = ["DecodeOptions", "DroppedSpeech", "LogitsProcessor", "Segment", "Transcriber", "Transcription"]
 
 # The decoder's per-token ops are tiny: with 2 torch threads on a loaded 2-core machine (load 6-8) a 3.4 s
-# utterance took 1.97 s greedy / 9.6 s beam 5, with 1 thread 0.27 s / 0.62 s (same run). Torch runs the
-# mel and decoder on one thread; the encoder backends get `threads`.
+# utterance took 1.97 s greedy / 9.6 s beam 5, with 1 thread 0.27 s / 0.62 s (same run). The decoder runs on
+# one thread (torch's, or the ONNX decoder sessions' own); the encoder backends get `threads`.
 DECODER_THREADS = 1
 
 
@@ -87,7 +88,7 @@ def _dropped(heard: str, seek: int, segment_frames: int) -> DroppedSpeech:
 
 def _is_digital_silence(window: Any) -> bool:
     """Every frame at the spectrogram's floor: the window holds no signal."""
-    return bool(window.numel() == 0 or window.max() == window.min())
+    return bool(window.size == 0 or window.max() == window.min())
 
 
 def _check_options(options: DecodeOptions, backend: str) -> None:
@@ -137,11 +138,12 @@ class Transcriber:
         CUDA device moves the decoder to cpu (without, it is an error). What was skipped, and why, is in
         `transcriber.fallbacks`.
         precision: the GPU paths' accel.Precision (the profile's); None = the 'field' profile's.
+        The default (onnxruntime first, cpu, decoder_int8) runs encoder and decoder on ONNX Runtime and never
+        imports torch once their graphs are cached (backend_loader.onnx_engine); where that cannot load, the
+        torch decoder does (listed in `fallbacks`).
         """
-        import torch
-
         from tcccd.accel import precision_for
-        from tcccd.plugins.whisper.backend_loader import BackendLoader, backend_chain, usable_device
+        from tcccd.plugins.whisper.backend_loader import BackendLoader, backend_chain, onnx_engine, usable_device
         from tcccd.plugins.whisper.convert import ModelSourceError, read_model_source
         from tcccd.plugins.whisper.encoders import BackendUnavailable
 
@@ -151,18 +153,30 @@ class Transcriber:
             raise PluginError(str(error), code="bad_config") from None
         if device not in ("cpu", "cuda"):
             raise PluginError(f"unknown device {device!r}; accepted: 'cpu', 'cuda'", code="bad_config")
-        device, moved = usable_device(device)
-        if moved and len(chain) == 1:
-            raise PluginError("device 'cuda' is configured but torch sees no CUDA device; use device 'cpu', or "
-                              "list fallback_backends to run on the cpu instead", code="bad_config")
-        fallbacks = [moved] if moved else []
-        torch.set_num_threads(DECODER_THREADS)
         try:
             source = read_model_source(model)
             tokenizer = Tokenizer(source.tokenizer_json, multilingual=source.dims["n_vocab"] >= 51865)
         except (ModelSourceError, ValueError) as error:
             raise PluginError(str(error), code="bad_model") from None
         suppress = source.suppress_ids or tokenizer.symbol_tokens()
+        fallbacks = []
+        if chain[0] == "onnxruntime" and device == "cpu" and decoder_int8:
+            try:  # the default: encoder and decoder on ONNX Runtime, and torch never imported
+                engine = onnx_engine(source, model, tokenizer, Path(cache_dir), threads)
+            except (BackendUnavailable, ImportError) as error:
+                fallbacks.append(Fallback("onnxruntime decoder", f"{error}; the torch decoder runs instead"))
+            else:
+                transcriber = cls(tokenizer, engine, None, source.dims["n_text_ctx"], suppress, "onnxruntime")
+                transcriber.n_mels = source.dims["n_mels"]
+                return transcriber
+        import torch
+
+        device, moved = usable_device(device)
+        if moved and len(chain) == 1:
+            raise PluginError("device 'cuda' is configured but torch sees no CUDA device; use device 'cpu', or "
+                              "list fallback_backends to run on the cpu instead", code="bad_config")
+        fallbacks += [moved] if moved else []
+        torch.set_num_threads(DECODER_THREADS)
         loader = BackendLoader(source, lambda: read_model_source(model), tokenizer, device=device,
                                cache_dir=Path(cache_dir), threads=threads, decoder_int8=decoder_int8,
                                precision=precision or precision_for("field"), log=log)
@@ -221,8 +235,8 @@ class Transcriber:
         """Independent pieces of one recording (its VAD chunks), decoded side by side on `workers` threads.
 
         Each piece keeps its own seek loop, prompt history and seeded sampling, so every text is exactly what
-        transcribing the pieces one by one gives. The decoder runs on one torch thread (DECODER_THREADS) and
-        its ops release the GIL, so pieces overlap on the other cores: one chunk's temperature fallback no
+        transcribing the pieces one by one gives. The decoder runs on one thread (DECODER_THREADS) and its
+        ops release the GIL, so pieces overlap on the other cores: one chunk's temperature fallback no
         longer holds up the rest (45 s file, 2 cores: 5.5-6.3 s one by one, 3.5 s side by side).
         Not batched into one decoder call: pieces differ in audio length, prompt length and fallback
         schedule, and padding them changes the numbers enough to flip beam choices.

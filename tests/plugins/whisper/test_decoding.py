@@ -40,7 +40,7 @@ def test_logits_processor_sees_the_sequence_and_steers_the_choice(transcriber, s
     banned = transcriber.tokenizer.encode(" bleeding")[0]
     seen: list[tuple[int, ...]] = []
 
-    def ban_bleeding(tokens: torch.Tensor, logits: torch.Tensor) -> None:
+    def ban_bleeding(tokens: np.ndarray, logits: np.ndarray) -> None:
         seen.append(tuple(tokens.shape))
         logits[:, banned] = -float("inf")
 
@@ -81,15 +81,54 @@ def test_int8_projection_keeps_the_transcript_and_its_confidence(transcriber, se
 
 
 def test_draw_samples_the_tempered_softmax_and_never_a_suppressed_token():
-    from tcccd.plugins.whisper.decoding import draw
+    from tcccd.plugins.whisper.sampling import TorchCompatibleRandom, draw
 
-    logits = torch.full((4000, 51864), -float("inf"))
-    logits[:, [7, 500, 51863]] = torch.tensor([0.0, 1.0, 2.0])
-    generator = torch.Generator().manual_seed(3)
+    logits = np.full((4000, 51864), -np.inf, dtype=np.float32)
+    logits[:, [7, 500, 51863]] = [0.0, 1.0, 2.0]
+    generator = TorchCompatibleRandom(3)
     drawn = draw(logits, 1.0, generator)
-    counts = torch.bincount(drawn, minlength=51864)
+    counts = np.bincount(drawn, minlength=51864)
     assert counts.sum() == 4000 and counts[[7, 500, 51863]].sum() == 4000  # nothing outside the allowed three
-    expected = torch.softmax(torch.tensor([0.0, 1.0, 2.0]), dim=0) * 4000
-    assert torch.allclose(counts[[7, 500, 51863]].float(), expected, rtol=0.1)
-    cold = torch.bincount(draw(logits, 0.05, generator), minlength=51864)
+    expected = np.exp([0.0, 1.0, 2.0]) / np.exp([0.0, 1.0, 2.0]).sum() * 4000
+    assert np.allclose(counts[[7, 500, 51863]], expected, rtol=0.1)
+    cold = np.bincount(draw(logits, 0.05, generator), minlength=51864)
     assert cold[51863] > 3990  # a low temperature all but always takes the most likely token
+
+
+@pytest.mark.parametrize("seed", [0, 20, 1100, 2**32 - 1])
+def test_seeded_draws_are_the_ones_torch_made(seed):
+    """The search moved from torch tensors to numpy: a fallback attempt still samples what it sampled."""
+    from tcccd.plugins.whisper.sampling import TorchCompatibleRandom, draw
+
+    def torch_draw(logits: torch.Tensor, temperature: float, generator: torch.Generator) -> torch.Tensor:
+        """decoding.draw as it was on torch tensors."""
+        probs = torch.softmax(logits.double() / temperature, dim=-1)
+        cdf = probs.cumsum(dim=-1)
+        u = torch.rand(logits.shape[0], 1, generator=generator, dtype=torch.float64)
+        chosen = torch.searchsorted(cdf, u * cdf[:, -1:], right=True)[:, 0]
+        return torch.where(chosen < logits.shape[-1], chosen, probs.argmax(dim=-1))
+
+    ours, theirs = TorchCompatibleRandom(seed), torch.Generator().manual_seed(seed)
+    logits = np.random.default_rng(seed % 1000).normal(0, 3, size=(5, 51864)).astype(np.float32)
+    for temperature in (0.2, 0.6, 1.0, 1.0, 0.4):
+        assert np.array_equal(ours.uniform(3), torch.rand(3, generator=theirs, dtype=torch.float64).numpy())
+        assert draw(logits, temperature, ours).tolist() == torch_draw(torch.from_numpy(logits), temperature,
+                                                                      theirs).tolist()
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_top_is_torch_topk_and_breaks_ties_by_the_lower_id(masked):
+    from tcccd.plugins.whisper.sampling import top
+
+    rng = np.random.default_rng(int(masked))
+    logprobs = rng.normal(-8, 4, size=(5, 51864)).astype(np.float32)
+    if masked:
+        logprobs[:, :50257] = -np.inf  # the timestamp rules left only timestamps
+        logprobs[2, 50300:] = -np.inf  # a row with fewer finite entries than asked for
+    values, ids = top(logprobs, 6)
+    expected_values, expected_ids = torch.from_numpy(logprobs).topk(6, dim=-1)
+    assert np.array_equal(values, expected_values.numpy())
+    finite = np.isfinite(values)
+    assert np.array_equal(ids[finite], expected_ids.numpy()[finite])
+    tied = np.zeros((1, 10), np.float32)
+    assert top(tied, 3)[1].tolist() == [[0, 1, 2]]

@@ -1,0 +1,46 @@
+"""The torch decoder (model.TextDecoder) as a decoding.StepDecoder: numpy tokens in, numpy logits out.
+
+Used by the torch, tensorrt and (where its ONNX decoder cannot run) onnxruntime
+backends; the search around it (decoding.py) is numpy. Logits come back as
+numpy views of the torch results, so the crossing costs no copy on the CPU.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+
+if TYPE_CHECKING:
+    from tcccd.plugins.whisper.model import KV, TextDecoder
+
+
+class TorchSteps:
+    def __init__(self, decoder: TextDecoder) -> None:
+        self.decoder = decoder
+        self.device = decoder.token_embedding.weight.device
+        self.n_text_ctx = int(decoder.positional_embedding.shape[0])
+
+    def begin(self, audio: list[KV], tokens: list[int], positions: list[int]) -> tuple[np.ndarray, list[KV]]:
+        with torch.inference_mode():
+            hidden, cache = self.decoder(torch.tensor([tokens], dtype=torch.long, device=self.device), audio, None)
+            return self._numpy(self.decoder.logits(hidden[0, positions])), cache
+
+    def advance(self, audio: list[KV], cache: list[KV], tokens: np.ndarray) -> tuple[np.ndarray, list[KV]]:
+        with torch.inference_mode():
+            new = torch.from_numpy(tokens).to(self.device)[:, None]
+            hidden, cache = self.decoder(new, audio, cache)
+            return self._numpy(self.decoder.logits(hidden[:, -1])), cache
+
+    def expand(self, cache: list[KV], n: int) -> list[KV]:
+        return [(k.expand(n, -1, -1, -1), v.expand(n, -1, -1, -1)) for k, v in cache]
+
+    def select(self, cache: list[KV], rows: np.ndarray) -> list[KV]:
+        index = torch.from_numpy(rows).to(self.device)
+        with torch.inference_mode():
+            return [(k.index_select(0, index), v.index_select(0, index)) for k, v in cache]
+
+    @staticmethod
+    def _numpy(logits: torch.Tensor) -> np.ndarray:
+        return logits.detach().float().cpu().numpy()
