@@ -15,6 +15,8 @@ own normalisation, in bench/out/wyoming-clips.tsv).
 tcccd decodes on a copy of the field profile with no Whisper overlay, so its
 Whisper stage runs the beam this script gives it (5, as the peer's
 --beam-size 5) and not the shipped field profile's 3.
+
+Figures and the per-clip analysis of one run: docs/wyoming.md, "Measured".
 """
 
 from __future__ import annotations
@@ -99,11 +101,12 @@ def bench(kind: str, servers: list[int], extra: list[str], rounds: int) -> None:
     subprocess.run(command, check=False)
 
 
-async def transcribe_clip(port: int, wav: Path) -> str:
-    """One clip through a Wyoming STT server as wyoming-bench sends it by default: 16-bit chunks of 1024 samples,
-    then 0.5 s of silence (its --trailing-silence)."""
+async def transcribe_clip(port: int, wav: Path) -> tuple[str, float]:
+    """One clip through a Wyoming STT server as wyoming-bench sends it by default (16-bit chunks of 1024 samples,
+    then 0.5 s of silence: its --trailing-silence); the text and the ms from connecting to the transcript."""
     audio, rate_hz = soundfile.read(wav, dtype="int16", always_2d=True)
     pcm, step = audio[:, 0].tobytes() + bytes(2 * (rate_hz // 2)), 1024 * 2
+    start = time.perf_counter()
     async with AsyncTcpClient("127.0.0.1", port) as client:
         await client.write_event(Transcribe(language="en").event())
         await client.write_event(AudioStart(rate_hz, 2, 1).event())
@@ -115,18 +118,25 @@ async def transcribe_clip(port: int, wav: Path) -> str:
             if event is None or event.type == "error":
                 raise RuntimeError(f"{wav.name} on port {port}: {event}")
             if Transcript.is_type(event.type):
-                return Transcript.from_event(event).text
+                return Transcript.from_event(event).text, (time.perf_counter() - start) * 1000
 
 
 def compare_clips(corpus: Path, servers: dict[str, int], out: Path) -> None:
     """Each clip's text from every server and its word errors (wyoming-bench's own normalisation): the clips
-    where the servers differ are printed, all of them written to `out` as TSV."""
+    where the servers differ are printed, all of them written to `out` as TSV. The servers take turns clip by
+    clip, so their mean times (wyoming-bench measures one server after the other) saw the same load."""
     names = list(servers)
-    rows, totals = [], dict.fromkeys(names, 0)
+    rows, totals, times_ms = [], dict.fromkeys(names, 0), dict.fromkeys(names, 0.0)
     ref_words = 0
-    for wav in sorted(corpus.glob("*.wav")):
+    clips = sorted(corpus.glob("*.wav"))
+    for port in servers.values():  # untimed: a server may load its model on the first request
+        asyncio.run(transcribe_clip(port, clips[0]))
+    for wav in clips:
         reference = wav.with_suffix(".txt").read_text().strip()
-        texts = {name: asyncio.run(transcribe_clip(port, wav)) for name, port in servers.items()}
+        texts = {}
+        for name, port in servers.items():
+            texts[name], elapsed_ms = asyncio.run(transcribe_clip(port, wav))
+            times_ms[name] += elapsed_ms
         scores = {name: word_accuracy(texts[name], reference) for name in names}
         errors = {name: s["sub"] + s["ins"] + s["del"] for name, s in scores.items()}
         ref_words += scores[names[0]]["n_ref"]
@@ -140,6 +150,8 @@ def compare_clips(corpus: Path, servers: dict[str, int], out: Path) -> None:
     header = ["clip", "reference", *(f"{n}_errors\t{n}_text" for n in names)]
     out.write_text("\n".join("\t".join(row) for row in [header, *rows]) + "\n")
     print("word errors / reference words:", ", ".join(f"{n} {totals[n]}/{ref_words}" for n in names), f"-> {out}")
+    print("mean ms per clip, taking turns:", ", ".join(f"{n} {times_ms[n] / len(rows):.0f}" for n in names),
+          f"({names[0]}/{names[-1]} = {times_ms[names[0]] / times_ms[names[-1]]:.2f}x)")
 
 
 def main() -> None:
