@@ -26,6 +26,14 @@ synthetic ones), the 45 s recording, what each prints on silence and noise, and
 peak memory. Goals are printed beside the rows.
 
     .venv/bin/python bench/asr.py [--beam 5] [--skip-daemon] [--transcripts]
+
+Measured 2026-11-23 (commit 15e1f24, beam 5, 2-core machine shared with two other agents, load 5-7: latencies
+noisy, WER exact). WER % anchor / anchor+hotwords / tcccd / tcccd without bias / tcccd daemon:
+real 4.1 / 4.5 / 4.5 / 4.1 / 4.5; medical_eval 42.0 / 20.8 / 34.7 / 35.1 / 34.7; medical_eval_b 46.5 / 24.0 /
+27.1 / 29.5 / 27.1; long (45 s, medical_eval_b) 36.8 / 44.8 / 23.0 / 25.3 / 23.0; heldout 51.9 / 22.2 / 34.1 /
+32.6 / 34.1; tune 39.0 / 19.8 / 28.3 / 28.3 / 28.3. Loops: hotwords 1 on medical_eval_b and 1 on heldout, tcccd
+0. Noise: anchor 'You' on silence, pink and breathing; hotwords 'ROAR, ROAR, ...' on breathing; tcccd '' on all.
+Median latency on real clips 1.69 / 1.19 / 0.81 / 1.16 / 0.83 s; 45 s recording 5.2 / 16.6 / 8.8 / 7.2 / 8.4 s.
 """
 
 from __future__ import annotations

@@ -7,7 +7,14 @@ held-out ones: held-out and real-speech WER belong to bench/asr.py. Engine alone
 (torch backend, full 30 s window, no VAD), each setting with and without the
 vocabulary correction after it. WER has numbers and punctuation normalised.
 
-    .venv/bin/python bench/asr_biasing.py [--beam 1 5] [--grid]
+Why no prompt: `--prompt` gives the lexicon to Whisper as its prompt, as faster-whisper's `hotwords` does. On
+tune.txt through the stage (beam 5, 2026-11-23) it cut WER from 28.3% (bias + correction) to 17.6% (prompt +
+correction), but the engine then wrote lexicon words over noise that reached it ("treatment," on pink noise,
+"Tourniquet," on loud pink noise, where the unprompted engine wrote nothing): a prompt is an unconditional push,
+where the bias only nudges tokens the audio already supports. With VAD in front, only noise that VAD takes for
+speech reaches the decoder, but that is the failure this kit must never have, so the stage ships no prompt.
+
+    .venv/bin/python bench/asr_biasing.py [--beam 1 5] [--grid] [--prompt]
 """
 
 from __future__ import annotations
@@ -29,14 +36,15 @@ from tcccd.plugins.whisper.vocabulary import VocabularyCorrector, default_vocabu
 
 OUT = asr_corpus.ROOT / "bench" / "out" / "asr"
 # (continuation bonus, start bonus, margin): the default, then its neighbours on each axis
+HOTWORDS_TOKENS = 223  # faster-whisper keeps this much of `hotwords` (max_length // 2 - 1)
 GRID = ((2.0, 2.0, 3.0), (2.0, 0.0, 3.0), (2.0, 1.0, 3.0), (2.0, 3.0, 3.0), (3.0, 2.0, 3.0), (2.0, 2.0, 2.0))
 
 
 def run(engine, audio: list[tuple[str, object]], corrector: VocabularyCorrector, beam: int,
-        bias: LexiconBias | None) -> dict:
+        bias: LexiconBias | None, prompt: str | None = None) -> dict:
     from tcccd.plugins.whisper.transcriber import DecodeOptions
 
-    options = DecodeOptions(beam_size=beam, logits_processors=(bias,) if bias else ())
+    options = DecodeOptions(beam_size=beam, logits_processors=(bias,) if bias else (), prompt=prompt)
     started = time.perf_counter()
     texts = [(reference, engine.transcribe(samples, options).text.strip()) for reference, samples in audio]
     speech = [(ref, hyp) for ref, hyp in texts if ref]
@@ -48,6 +56,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--beam", type=int, nargs="+", default=[1, 5])
     parser.add_argument("--grid", action="store_true", help="also the default's neighbours (greedy: ~30 s each)")
+    parser.add_argument("--prompt", action="store_true", help="also the lexicon as Whisper's prompt (its first "
+                        "223 tokens, as faster-whisper's `hotwords`), alone and with the bias")
     args = parser.parse_args()
     from tcccd.plugins.whisper.transcriber import Transcriber
 
@@ -67,6 +77,12 @@ def main() -> None:
             label = f"{chosen.bonus_logit}/{chosen.start_bonus_logit}/{chosen.margin_logprob}" if chosen else "off"
             print(f"{beam:>4} {label:>18} {result['raw']:>8.2%} {result['corrected']:>7.2%} "
                   f"{result['seconds']:>6.1f}  {result['noise']}", flush=True)
+        if args.prompt:
+            prompt = engine.tokenizer.decode(engine.tokenizer.encode(" " + ", ".join(terms))[:HOTWORDS_TOKENS])
+            for label, bias in (("prompt", None), ("prompt + bias", LexiconBias.from_terms(terms, engine.tokenizer))):
+                result = run(engine, audio, corrector, beam, bias, prompt.strip())
+                print(f"{beam:>4} {label:>18} {result['raw']:>8.2%} {result['corrected']:>7.2%} "
+                      f"{result['seconds']:>6.1f}  {result['noise']}", flush=True)
 
 
 if __name__ == "__main__":
