@@ -7,12 +7,13 @@ held-out ones: held-out and real-speech WER belong to bench/asr.py. Engine alone
 (torch backend, full 30 s window, no VAD), each setting with and without the
 vocabulary correction after it. WER has numbers and punctuation normalised.
 
-Why no prompt: `--prompt` gives the lexicon to Whisper as its prompt, as faster-whisper's `hotwords` does. On
-tune.txt through the stage (beam 5, 2026-11-23) it cut WER from 28.3% (bias + correction) to 17.6% (prompt +
-correction), but the engine then wrote lexicon words over noise that reached it ("treatment," on pink noise,
-"Tourniquet," on loud pink noise, where the unprompted engine wrote nothing): a prompt is an unconditional push,
-where the bias only nudges tokens the audio already supports. With VAD in front, only noise that VAD takes for
-speech reaches the decoder, but that is the failure this kit must never have, so the stage ships no prompt.
+Why no prompt: `--prompt` gives the lexicon to Whisper as its prompt, as faster-whisper's `hotwords` does.
+Measured 2026-11-23 (engine alone, beam 5, WER after the correction): bias 21.9%, prompt 18.2%, prompt + bias
+15.5% (no bias 27.8%). But on the noise clips the prompted engine wrote "treatment," (pink noise) and, with the
+bias, "emergency trauma" (white and pink), where the unprompted engine wrote nothing but the usual "You" on
+breathing. A prompt is an unconditional push toward clinical words; the bias only nudges tokens the audio already
+supports. With VAD in front only noise that VAD takes for speech reaches the decoder, but clinical words over
+noise is the one failure this kit must never have, so the stage ships no prompt.
 
     .venv/bin/python bench/asr_biasing.py [--beam 1 5] [--grid] [--prompt]
 """
