@@ -234,12 +234,17 @@ class WhisperPlugin(Plugin):
 
         path = Path(self.params.vocabulary) if self.params.vocabulary else default_vocabulary_path()
         try:
-            self._corrector = (VocabularyCorrector.load(path, self.params.vocabulary_min_similarity)
+            self._corrector = (VocabularyCorrector.load(path, self.params.vocabulary_min_similarity,
+                                                        common_word=self._one_token_word)
                                if self.params.vocabulary_correction else None)
             self._bias = self._load_bias(read_vocabulary(path)) if self.params.vocabulary_biasing else None
         except ValueError as exc:
             raise PluginError(str(exc), code="bad_config") from None
         self._writer = SegmentWriter(self._corrector, self.params.write_numbers)
+
+    def _one_token_word(self, word: str) -> bool:
+        """A word Whisper's vocabulary holds whole: common enough that the speaker may have said it as heard."""
+        return len(self._transcriber.tokenizer.encode(" " + word)) == 1
 
     def _load_bias(self, terms: list[str]) -> Any:
         if self._transcriber.backend == "ctranslate2":

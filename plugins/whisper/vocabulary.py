@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -79,16 +80,28 @@ class Phonemizer:
 
 
 class VocabularyCorrector:
-    def __init__(self, terms: list[str], phonemizer: Phonemizer, min_similarity: float = 0.75) -> None:
+    """Rewrites runs of heard words that sound like a lexicon term.
+
+    `common_word` (word -> bool), where given, names the words a speaker may well have said as heard: one such
+    word alone is never rewritten into a one-word term. Sound alone cannot tell "thy" from "thigh" or "liter"
+    from "litter", and turning a word the model heard right into an anatomy or drug word invents clinical
+    content; a misheard word the model has to spell from pieces ("Medimac") or a run of words ("turn the kit")
+    is still corrected. The stage passes "a single token of Whisper's own vocabulary".
+    """
+
+    def __init__(self, terms: list[str], phonemizer: Phonemizer, min_similarity: float = 0.75,
+                 common_word: Callable[[str], bool] | None = None) -> None:
         self.terms = terms
         self.min_similarity = min_similarity
+        self.common_word = common_word
         self._phonemizer = phonemizer
         self._term_sounds = {term: phonemizer.sounds(term) for term in terms}
         self._known = {_plain(term) for term in terms}
 
     @classmethod
-    def load(cls, path: Path | None, min_similarity: float = 0.75) -> VocabularyCorrector:
-        return cls(read_vocabulary(path or default_vocabulary_path()), Phonemizer(), min_similarity)
+    def load(cls, path: Path | None, min_similarity: float = 0.75,
+             common_word: Callable[[str], bool] | None = None) -> VocabularyCorrector:
+        return cls(read_vocabulary(path or default_vocabulary_path()), Phonemizer(), min_similarity, common_word)
 
     def correct(self, text: str) -> str:
         """`text` with every run of words that sounds like a term replaced by that term; the rest kept as is."""
@@ -114,6 +127,7 @@ class VocabularyCorrector:
             Correction(start, end, term, sim) for (start, end, term), sim in scores.items()
             if sim >= self._needed(term) and _plain(" ".join(words[start:end])) != _plain(term)
             and sim > scores.get((start + 1, end, term), -1.0) and sim > scores.get((start, end - 1, term), -1.0)
+            and not self._heard_as_said(words[start:end], term)
         ]
         chosen: list[Correction] = []
         taken = self._already_terms(words)  # a term heard right is never rewritten into another
@@ -123,6 +137,11 @@ class VocabularyCorrector:
                 chosen.append(cand)
                 taken |= span
         return chosen
+
+    def _heard_as_said(self, run: list[str], term: str) -> bool:
+        """One common word where the term is one word too: the speaker may have said just that (see the class)."""
+        return self.common_word is not None and len(run) == 1 and " " not in term.strip() \
+            and self.common_word(run[0].lower())
 
     def _already_terms(self, words: list[str]) -> set[int]:
         """Word positions inside a run of words that already spells a multi-word term ("hemostatic gauze" must not

@@ -35,6 +35,24 @@ def test_correct_or_unrelated_text_is_left_alone(corrector, text):
     assert corrector.correct(text) == text
 
 
+COMMON = {"thy", "liter", "the", "kit", "turner", "check", "and", "mark", "time", "one", "of", "saline"}
+
+
+@pytest.mark.parametrize("heard", ["Thy self thy foe, to thy sweet self too cruel.", "One liter of saline running."])
+def test_a_common_word_alone_is_not_turned_into_a_term(heard):
+    """'thy' sounds exactly like 'thigh' and 'liter' like 'litter': a word the speaker may have said stays."""
+    assert VocabularyCorrector.load(None, common_word=COMMON.__contains__).correct(heard) == heard
+    assert VocabularyCorrector.load(None).correct(heard) != heard  # without the rule both are rewritten
+
+
+@pytest.mark.parametrize(("heard", "meant"), [
+    ("Medimac helicopter is 10 minutes out.", "Medevac helicopter is 10 minutes out."),
+    ("Check the turner kit and mark the time.", "Check the tourniquet and mark the time."),
+])
+def test_a_pieced_word_or_a_run_is_still_corrected(heard, meant):
+    assert VocabularyCorrector.load(None, common_word=COMMON.__contains__).correct(heard) == meant
+
+
 def test_vocabulary_file_errors_say_what_is_expected(tmp_path):
     empty = tmp_path / "vocab.txt"
     empty.write_text("# only a comment\n\n")
