@@ -65,6 +65,26 @@ def mel_filters(n_mels: int, sample_rate_hz: int = SAMPLE_RATE_HZ, n_fft: int = 
     return weights.astype(np.float32)
 
 
+@functools.lru_cache(maxsize=4)
+def _filter_bands(n_mels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The filters' nonzero weights (~390 of 80 x 201) as (bins, weights [k, 1], first index of each band)."""
+    filters = mel_filters(n_mels)
+    bands, bins = np.nonzero(filters)  # row-major: grouped by band
+    if len(np.unique(bands)) != n_mels:
+        raise ValueError(f"{n_mels} mel filters over {N_FFT // 2 + 1} FFT bins leave a band empty")
+    return bins, filters[bands, bins][:, None], np.searchsorted(bands, np.arange(n_mels))
+
+
+def _apply_filters(power: np.ndarray, n_mels: int) -> np.ndarray:
+    """mel_filters(n_mels) @ power [bins, frames], summing only the nonzero weights.
+
+    Not a BLAS matmul: numpy's OpenBLAS spread this small product over threads that, on 2 loaded cores, took
+    14 ms for a 4 s clip (0.2 ms on one thread) and kept spinning beside the encoder's threads.
+    """
+    bins, weights, starts = _filter_bands(n_mels)
+    return np.add.reduceat(power[bins] * weights, starts, axis=0)
+
+
 @functools.lru_cache(maxsize=1)
 def _hann_window() -> np.ndarray:
     """The periodic Hann window (torch.hann_window(N_FFT)), float64."""
@@ -84,7 +104,7 @@ def log_mel_spectrogram(audio: np.ndarray, n_mels: int = 80, padding_samples: in
     frames = np.lib.stride_tricks.sliding_window_view(centred, N_FFT)[::HOP_LENGTH][:n_live]
     spectrum = np.fft.rfft(frames * _hann_window(), axis=-1)  # float64: float32's error reached 3e-5 after the log
     power = (spectrum.real ** 2 + spectrum.imag ** 2).astype(np.float32).T
-    live = np.log10(np.maximum(mel_filters(n_mels) @ power, np.float32(LOG_FLOOR)))
+    live = np.log10(np.maximum(_apply_filters(power, n_mels), np.float32(LOG_FLOOR)))
     peak = max(float(live.max()) if n_live else SILENT_FRAME_LOG10, SILENT_FRAME_LOG10)
     floor = np.float32(peak - 8.0)
     mel = np.full((n_mels, n_frames), max(SILENT_FRAME_LOG10, peak - 8.0), dtype=np.float32)
