@@ -9,6 +9,16 @@ torch was imported (the goal: not, on the default onnxruntime path).
     .venv/bin/python bench/asr_worker_memory.py [--workers 1 2] [--backend onnxruntime torch]    (~1-3 min)
 
 The 45 s recording is bench/memory.py's (real clips joined with pauses; made on first use).
+
+Measured 2026-11-23, 2 shared cores (load ~2-4), MiB, RSS / PSS / VmHWM after each step:
+  onnxruntime, 2 side by side: imports 53/34/53; vad 96/64/96; load 247/214/266; 29 s window 261/223/296;
+                               45 s file 267/228/332. torch never imported.
+  onnxruntime, 1 at a time:    load 255/222/273; 29 s window 265/230/302; 45 s file 272/236/307.
+  torch backend, 2 side by side (torch encoder + decoder, for comparison): load 511/443/570;
+                               29 s window 577/496/577; 45 s file 698/564/700.
+Before (onnxruntime encoder + torch decoder; a one-off script doing the same steps): torch import +190 MB RSS,
+torch decoder module +150, a 29 s window's activations peaked +220 (VmHWM 731-757), 45 s file with 2 side
+by side VmHWM 897-969 MiB.
 """
 
 from __future__ import annotations
