@@ -26,12 +26,13 @@ action can shrink mid-request), 0 of 15 requests lost, 0 refused, 3 unloads of t
 p50 0.99 -> 1.32 s, p99 26.1 -> 17.0 s (the p99 is the 45 s file under CPU contention: noise, not a gain).
 
 Again after the ASR worker dropped torch (decoder on ONNX Runtime, numpy search, encoder attention a head at a
-time, 1 MiB mmap threshold; same tokens on the bundled samples and the 51 real clips), same machine, load 4-6:
-peak PSS asr 272 (was 653; RSS 315, VmHWM 316 MiB: goal < 450 MB met) / piper 183 / daemon 38 MiB, total
-493 MiB (was 916; RSS 594, was 1065); steady PSS asr 234, total 411 MiB (was 713); faster-whisper 329 MiB peak,
-277 steady (same run). Capper off: p50 0.69 s, p99 9.23 s (were 0.99 / 26.1: noisy, no worse). Budget 344 MiB
-(70% of the new, smaller peak): peak total 500 MiB = 1.45 x budget (the steady sum, 411 MiB, is already over
-it: the capper unloads and steps down, then refuses), 0 of 15 requests lost, 1 refusal, p50 0.96 s, p99 7.10 s.
+time, 1 MiB mmap threshold; same tokens on the bundled samples and the 51 real clips), same machine, load 4-5,
+two runs: peak PSS asr 271-272 (was 653; RSS 315, VmHWM 315-316 MiB: goal < 450 MB met) / piper 183-184 /
+daemon 38-39 MiB, total 493-494 MiB (was 916; RSS 593-594, was 1065); steady PSS asr 232-234, total 411 MiB
+(was 713); faster-whisper 306-329 MiB peak in the same runs. Capper off: p50 0.66-0.69 s, p99 8.8-9.2 s (were
+0.99 / 26.1: noisy, no worse). Budget 344-345 MiB (70% of the new, smaller peak): peak total 467-500 MiB =
+1.35-1.45 x budget (the steady sum, 411 MiB, is already over it: the capper unloads, steps down, then refuses),
+0 of 15 requests lost, 1-3 refusals, p50 0.80-0.96 s, p99 6.4-7.1 s.
 """
 
 from __future__ import annotations
