@@ -52,7 +52,8 @@ def main() -> None:
     mel = log_mel_spectrogram(audio)
     content = mel.shape[-1] - 3000
     truncated = content + MARGIN_FRAMES + (content + MARGIN_FRAMES) % 2
-    windows = {"full 30 s": mel[None, :, :3000].contiguous(), f"auto {truncated} frames": mel[None, :, :truncated]}
+    windows = {"full 30 s": torch.from_numpy(np.ascontiguousarray(mel[None, :, :3000])),
+               f"auto {truncated} frames": torch.from_numpy(np.ascontiguousarray(mel[None, :, :truncated]))}
     source = read_model_source(None)
     model = build_model(source.dims, source.state)
     with tempfile.TemporaryDirectory() as cache:

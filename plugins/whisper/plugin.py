@@ -37,7 +37,7 @@ class WhisperParams(PluginParams):
     threads: int | None = Field(None, ge=1, description="compute threads; null = the cores this process may use")
     decoder_int8: bool = Field(True, description="CPU: int8 output projection, ~8x faster per token")
     decode_workers: int | None = Field(None, ge=1, description="a file's VAD chunks decoded at once; null = threads "
-                                       "(2 cores, 45 s file: 1 -> 5.0 s, ~600 MB peak; 2 -> 3.6 s, ~680 MB)")
+                                       "(2 cores, 45 s file: 2 -> ~332 MiB VmHWM; bench/asr_worker_memory.py)")
     beam_size: int = Field(5, ge=1, le=16, description="1 = greedy")
     temperatures: tuple[float, ...] = Field((0.0, 0.2, 0.4, 0.6, 0.8, 1.0), min_length=1)
     no_speech_threshold: float = Field(0.6, ge=0, le=1)

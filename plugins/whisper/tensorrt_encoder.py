@@ -29,6 +29,7 @@ from tcccd.accel import EngineError, Precision, load_engine
 from tcccd.plugins.whisper.encoders import BackendUnavailable, export_onnx
 
 if TYPE_CHECKING:
+    import numpy as np
     import torch
 
     from tcccd.plugins.whisper.model import AudioEncoder
@@ -81,8 +82,12 @@ class TensorRTEncoder:
         for frames in (MAX_FRAMES, MIN_FRAMES):  # warm-up: first-call kernel selection and lazy allocations
             self.encode(torch.zeros(1, n_mels, frames))
 
-    def encode(self, mel: torch.Tensor) -> torch.Tensor:
-        """mel [1, n_mels, frames] float32, MIN_FRAMES <= frames <= MAX_FRAMES, even -> [1, frames/2, state] on CUDA."""
+    def encode(self, mel: torch.Tensor | np.ndarray) -> torch.Tensor:
+        """mel [1, n_mels, frames] float32 (numpy or torch), MIN_FRAMES <= frames <= MAX_FRAMES, even
+        -> [1, frames/2, state] on CUDA."""
+        import torch
+
+        mel = torch.as_tensor(mel)  # the CPU path hands numpy (mel.py); a GPU caller may hand a CUDA tensor
         frames = int(mel.shape[-1])
         if not MIN_FRAMES <= frames <= MAX_FRAMES or frames % 2 or tuple(mel.shape[:2]) != (1, self.n_mels):
             raise ValueError(f"the tensorrt encoder takes mel [1, {self.n_mels}, frames] with an even frames in "
