@@ -37,6 +37,20 @@ def transcriber(tmp_path_factory):
     return Transcriber.load(None, backend="torch", cache_dir=tmp_path_factory.mktemp("whisper-cache"), threads=2)
 
 
+@pytest.fixture(scope="session")
+def onnx_cache(tmp_path_factory):
+    """The cache the default backend exports its encoder and decoder graphs into, shared by the tests that read it."""
+    return tmp_path_factory.mktemp("onnx-cache")
+
+
+@pytest.fixture(scope="session")
+def onnx_transcriber(onnx_cache):
+    """The default backend (onnxruntime: encoder and decoder graphs), loaded once for every test that needs it."""
+    from tcccd.plugins.whisper.transcriber import Transcriber
+
+    return Transcriber.load(None, backend="onnxruntime", cache_dir=onnx_cache, threads=2)
+
+
 def espeak_16k(text: str, out_dir: Path, words_per_minute: int = 150) -> np.ndarray:
     """Speech made by espeak-ng at test time, as float32 mono 16 kHz (what the engine takes)."""
     import subprocess

@@ -11,16 +11,6 @@ from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
 from .conftest import SENTENCE, word_recall
 
 
-@pytest.fixture(scope="module")
-def onnx_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("onnx-cache")
-
-
-@pytest.fixture(scope="module")
-def onnx_transcriber(onnx_cache):
-    return Transcriber.load(None, backend="onnxruntime", cache_dir=onnx_cache, threads=2)
-
-
 @pytest.mark.parametrize("audio_context", ["auto", "full"])
 def test_onnx_gives_the_same_tokens_as_torch(transcriber, onnx_transcriber, sentence_audio, audio_context):
     options = DecodeOptions(beam_size=1, temperatures=(0.0,), audio_context=audio_context)

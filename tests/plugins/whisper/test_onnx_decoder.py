@@ -23,16 +23,6 @@ from .conftest import ROOT
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("onnx-decoder-cache")
-
-
-@pytest.fixture(scope="module")
-def onnx_transcriber(cache):
-    return Transcriber.load(None, backend="onnxruntime", cache_dir=cache, threads=2)
-
-
-@pytest.fixture(scope="module")
 def torch_decoder():
     """The int8-projection torch decoder the graphs were exported from (the onnxruntime backend's decoder until
     the export), on one thread as the transcriber ran it."""
@@ -118,11 +108,11 @@ def _mono_16k(path: Path) -> np.ndarray:
     return soxr.resample(audio, rate_hz, 16000).astype(np.float32) if rate_hz != 16000 else audio
 
 
-def test_a_worker_with_the_cache_never_imports_torch(onnx_transcriber, cache):
+def test_a_worker_with_the_cache_never_imports_torch(onnx_transcriber, onnx_cache):
     code = ("import sys, soundfile\n"
             "from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber\n"
             "from tcccd.plugins.whisper.vad import SpeechDetector\n"
-            f"t = Transcriber.load(None, backend='onnxruntime', cache_dir={str(cache)!r}, threads=1)\n"
+            f"t = Transcriber.load(None, backend='onnxruntime', cache_dir={str(onnx_cache)!r}, threads=1)\n"
             f"audio, _ = soundfile.read({str(ROOT / 'samples' / 'txa.wav')!r}, dtype='float32')\n"
             "SpeechDetector.load().speech_spans(audio)\n"
             "print(t.transcribe(audio, DecodeOptions(beam_size=5, temperatures=(0.0, 1.0))).text)\n"
