@@ -192,8 +192,9 @@ def test_bad_events_oversize_and_disconnects_leave_the_daemon_serving(daemon_wit
 
         client = AsyncTcpClient("127.0.0.1", port)  # leaves while its synthesis runs
         await client.connect()
-        await client.write_event(Synthesize(text="Casualty one. " * 40).event())
-        await asyncio.sleep(0.3)
+        await client.write_event(Synthesize(text="Casualty one. " * 80).event())
+        # leave only once the daemon has the request (on a loaded machine it may not have reached it in 0.3 s)
+        await asyncio.to_thread(daemon.wait_for, lambda r: r["requests_in_flight"] >= 1, 30)
         await client.disconnect()
 
     asyncio.run(scenario())
