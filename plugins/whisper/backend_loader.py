@@ -158,11 +158,11 @@ class BackendLoader:
     def _encoder(self, backend: str, whisper: Any) -> Any:
         if backend == "torch":
             return TorchEncoder(self._torch_encoder(whisper), self.threads)
+        onnx_file = self.onnx_files[backend]
+        to_export = None if onnx_file.is_file() else self._torch_encoder(whisper)  # the graph comes from this module
         if backend == "onnxruntime":
-            cached = self.onnx_files[backend].is_file()
-            return OnnxEncoder(self.onnx_files[backend], self.threads, None if cached else self._torch_encoder(whisper))
+            return OnnxEncoder(onnx_file, self.threads, to_export)
         from tcccd.plugins.whisper.tensorrt_encoder import TensorRTEncoder
 
-        cached = self.onnx_files[backend].is_file()
-        return TensorRTEncoder(self.onnx_files[backend], self.cache_dir, self.precision, self.source.dims["n_mels"],
-                               None if cached else self._torch_encoder(whisper), self.log)
+        return TensorRTEncoder(onnx_file, self.cache_dir, self.precision, self.source.dims["n_mels"], to_export,
+                               self.log)

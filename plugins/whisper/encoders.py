@@ -204,7 +204,7 @@ class Ct2Engine:
     def encode(self, mel: torch.Tensor) -> object:
         import ctranslate2
 
-        features = ctranslate2.StorageView.from_array(np.ascontiguousarray(_float32_numpy(mel)))
+        features = ctranslate2.StorageView.from_array(_float32_numpy(mel))
         return self.model.encode(features, to_cpu=False)
 
     def generate(self, encoded: object, start_tokens: list[int], beam_size: int, temperature: float,

@@ -230,14 +230,20 @@ class WhisperPlugin(Plugin):
 
     def _load_vocabulary(self) -> None:
         """The term list feeds both the corrector and the decoder bias; one bad file fails both with one error."""
-        from tcccd.plugins.whisper.vocabulary import VocabularyCorrector, default_vocabulary_path, read_vocabulary
+        from tcccd.plugins.whisper.vocabulary import (
+            Phonemizer,
+            VocabularyCorrector,
+            default_vocabulary_path,
+            read_vocabulary,
+        )
 
-        path = Path(self.params.vocabulary) if self.params.vocabulary else default_vocabulary_path()
+        needed = self.params.vocabulary_correction or self.params.vocabulary_biasing
         try:
-            self._corrector = (VocabularyCorrector.load(path, self.params.vocabulary_min_similarity,
-                                                        common_word=self._one_token_word)
+            terms = read_vocabulary(Path(self.params.vocabulary or default_vocabulary_path())) if needed else []
+            self._corrector = (VocabularyCorrector(terms, Phonemizer(), self.params.vocabulary_min_similarity,
+                                                   common_word=self._one_token_word)
                                if self.params.vocabulary_correction else None)
-            self._bias = self._load_bias(read_vocabulary(path)) if self.params.vocabulary_biasing else None
+            self._bias = self._load_bias(terms) if self.params.vocabulary_biasing else None
         except ValueError as exc:
             raise PluginError(str(exc), code="bad_config") from None
         self._writer = SegmentWriter(self._corrector, self.params.write_numbers)
