@@ -56,7 +56,7 @@ import soundfile
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import asr_corpus  # noqa: E402
-from harness import percentiles  # noqa: E402
+from harness import percentiles, running_daemon  # noqa: E402
 
 from tcccd.plugins.whisper.repetition import looped  # noqa: E402
 from tcccd.plugins.whisper.textnorm import corpus_wer  # noqa: E402
@@ -139,35 +139,20 @@ def peak_mb(pid: int | str = "self") -> float:
 
 
 def run_daemon(beam: int, corpus: dict) -> dict:
-    """tcccd as deployed: `tcccd run` with a whisper stage, requests through tcccd.client."""
-    from tcccd.client import Client
-
-    workdir = Path(tempfile.mkdtemp())
+    """tcccd as deployed: `tcccd run` with a whisper stage (bench/harness.py starts it), requests through
+    tcccd.client; the peak memory is the ASR worker's."""
     cache_dir = OUT / "daemon-cache"
     _export_encoder_once(cache_dir / "whisper")
-    endpoint = "tcp://127.0.0.1:7791"
-    config = workdir / "tcccd.yaml"
-    config.write_text(json.dumps({
-        "daemon": {"client_endpoint": endpoint, "events_endpoint": "tcp://127.0.0.1:7792",
-                   "runtime_dir": str(workdir / "run"), "state_dir": str(workdir / "state"),
-                   "cache_dir": str(cache_dir), "log_format": "json"},
-        # A profile with no overlay: the daemon decodes with the same beam as the other columns.
-        "profile": "bench", "profiles_dir": str(_empty_profile(workdir)),
-        "pipeline": [{"name": "asr", "plugin": "whisper", "params": {"beam_size": beam}}],
-        "routes": {"transcribe": ["asr"], "stream": ["asr"]}}))
-    tcccd = str(Path(sys.executable).parent / "tcccd")
-    with open(workdir / "daemon.log", "w") as log:
-        daemon = subprocess.Popen([tcccd, "--config", str(config), "run"], stdout=subprocess.DEVNULL, stderr=log,
-                                  env={**os.environ, "HF_HUB_OFFLINE": "1"})
-        try:
-            _wait_ready(tcccd, config)
-            with Client(endpoint, timeout_s=300) as client:
-                result = measure(lambda p: client.transcribe(p).data["text"], corpus)
-            result["peak_mb"] = peak_mb(_worker_pid(tcccd, config))
-            return result
-        finally:
-            daemon.terminate()
-            daemon.wait(30)
+    workdir = Path(tempfile.mkdtemp())
+    pipeline = [{"name": "asr", "plugin": "whisper", "params": {"beam_size": beam}}]
+    # A profile with no overlay: the daemon decodes with the same beam as the other columns.
+    with running_daemon(workdir, pipeline, {"transcribe": ["asr"], "stream": ["asr"]},
+                        daemon_extra={"cache_dir": str(cache_dir)}, profile="bench",
+                        profiles_dir=str(_empty_profile(workdir))) as client:
+        result = measure(lambda p: client.transcribe(p).data["text"], corpus)
+        stage = next(s for s in client.status()["stages"] if s["name"] == "asr")
+        result["peak_mb"] = peak_mb(stage["pid"])
+    return result
 
 
 def _empty_profile(workdir: Path) -> Path:
@@ -182,26 +167,6 @@ def _export_encoder_once(cache_dir: Path) -> None:
     from tcccd.plugins.whisper.transcriber import Transcriber
 
     Transcriber.load(None, backend="onnxruntime", cache_dir=cache_dir, threads=2)
-
-
-def _status(tcccd: str, config: Path) -> dict:
-    out = subprocess.run([tcccd, "--config", str(config), "status", "--json"], capture_output=True, text=True)
-    return json.loads(out.stdout or "{}")
-
-
-def _wait_ready(tcccd: str, config: Path, timeout_s: float = 240.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        stages = _status(tcccd, config).get("stages") or []
-        if stages and all(s.get("state") == "ready" for s in stages):
-            return
-        time.sleep(1.0)
-    raise TimeoutError(f"daemon not ready after {timeout_s} s: {_status(tcccd, config)}")
-
-
-def _worker_pid(tcccd: str, config: Path) -> int:
-    stage = next(s for s in _status(tcccd, config)["stages"] if s["name"] == "asr")
-    return int(stage.get("pid") or stage.get("worker_pid") or stage["worker"]["pid"])
 
 
 def table(results: dict[str, dict]) -> None:
