@@ -86,8 +86,8 @@ def make_transcriber(system: str, beam: int):
         hotwords = ", ".join(read_vocabulary(default_vocabulary_path())) if system == "anchor_hotwords" else None
         return lambda p: " ".join(s.text.strip() for s in model.transcribe(str(p), beam_size=beam, language="en",
                                                                            hotwords=hotwords)[0])
-    from tcccd.protocol import AudioFormat, Message
-    from tcccd.testing import PluginHarness
+    from tcccd.kit.testing import PluginHarness
+    from tcccd.wire.protocol import AudioFormat, Message
 
     params = {"beam_size": beam, "vocabulary_biasing": system == "tcccd"}
     harness = PluginHarness("whisper", params, Path(tempfile.mkdtemp())).__enter__()
@@ -140,7 +140,7 @@ def peak_mb(pid: int | str = "self") -> float:
 
 def run_daemon(beam: int, corpus: dict) -> dict:
     """tcccd as deployed: `tcccd run` with a whisper stage (bench/harness.py starts it), requests through
-    tcccd.client; the peak memory is the ASR worker's."""
+    tcccd.wire.client; the peak memory is the ASR worker's."""
     cache_dir = OUT / "daemon-cache"
     _export_encoder_once(cache_dir / "whisper")
     workdir = Path(tempfile.mkdtemp())

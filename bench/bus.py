@@ -18,7 +18,7 @@ from pathlib import Path
 import zmq
 from harness import free_port, percentiles, running_daemon
 
-from tcccd.protocol import AudioFormat, Message
+from tcccd.wire.protocol import AudioFormat, Message
 
 PCM_1S = os.urandom(32000)
 

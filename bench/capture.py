@@ -29,8 +29,8 @@ import zmq
 from harness import percentiles, running_daemon, timed_ms
 
 from tcccd.plugins.capture.virtual_mic import running_pulse
-from tcccd.protocol import Message
-from tcccd.transcripts import Entry, JournalSettings, TranscriptJournal
+from tcccd.record.journal import Entry, JournalSettings, TranscriptJournal
+from tcccd.wire.protocol import Message
 
 SPEECH = Path("/work/shared/data/real-speech")
 

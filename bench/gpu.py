@@ -42,8 +42,8 @@ def speech_16k(text: str, tmp: Path) -> np.ndarray:
 
 def load_backends(cache: Path, threads: int) -> dict[str, Any]:
     """label -> (transcriber, MemoryTracker) or the reason it cannot load here (no fallbacks: we want the truth)."""
-    from tcccd.memory_tracker import MemoryTracker
-    from tcccd.plugin import PluginError
+    from tcccd.kit.memory_tracker import MemoryTracker
+    from tcccd.kit.plugin import PluginError
     from tcccd.plugins.whisper.transcriber import Transcriber
 
     loaded: dict[str, Any] = {}
@@ -117,7 +117,7 @@ def bench_build(cache: Path) -> None:
     except ImportError as error:
         print(f"  {NOT_HERE} ({error})")
         return
-    from tcccd.accel import build_engine, precision_for
+    from tcccd.kit.accel import build_engine, precision_for
     from tcccd.plugins.whisper.tensorrt_encoder import shape_profile
 
     [onnx] = sorted(cache.glob("whisper-encoder-*.onnx"))
@@ -138,7 +138,7 @@ def bench_snac(repeats: int) -> None:
         return
     from tts import _save_random_snac, random_tokens, run_tcccd_stream
 
-    from tcccd.testing import PluginHarness
+    from tcccd.kit.testing import PluginHarness
 
     with tempfile.TemporaryDirectory() as tmp:
         weights = _save_random_snac(Path(tmp))

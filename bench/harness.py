@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from tcccd.client import Client, wait_until_healthy
+from tcccd.wire.client import Client, wait_until_healthy
 
 
 def percentiles(values: list[float]) -> tuple[float, float]:

@@ -53,9 +53,9 @@ import soundfile
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 
-from tcccd.client import Client, RequestFailed  # noqa: E402
+from tcccd.kit.memory_tracker import MemoryTracker  # noqa: E402
 from tcccd.memory import readers  # noqa: E402
-from tcccd.memory_tracker import MemoryTracker  # noqa: E402
+from tcccd.wire.client import Client, RequestFailed  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out" / "memory"

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from harness import running_daemon
 
-from tcccd.client import Client, RequestFailed
 from tcccd.telemetry.replay import Sample, read_trace, replay
 from tcccd.telemetry.settings import TelemetrySettings
+from tcccd.wire.client import Client, RequestFailed
 
 REPO = Path(__file__).resolve().parents[1]
 TRACES = REPO / "tests" / "data" / "telemetry"

@@ -35,11 +35,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 os.environ["PYTHONPATH"] = f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"  # workers load test stages
 
-from tcccd.client import Client, CurveKeys, RequestFailed  # noqa: E402
-from tests.daemon.fuzz import cases  # noqa: E402
-from tests.daemon.rawclient import RawClient, header  # noqa: E402
+from tcccd.wire.client import Client, CurveKeys, RequestFailed  # noqa: E402
+from tests.support.fuzz import cases  # noqa: E402
+from tests.support.rawclient import RawClient, header  # noqa: E402
 
-SLOW = "tests.daemon.stage_plugins:Slow"
+SLOW = "tests.support.stage_plugins:Slow"
 SPEECH = ["Tourniquet applied at zero nine fifteen.", "Patient breathing, eighteen per minute.",
           "Prepare the needle decompression kit."]
 
@@ -120,7 +120,7 @@ def _operations(client: Client) -> dict[str, Any]:
 
 
 def _pcm() -> Any:
-    from tcccd.protocol import AudioFormat
+    from tcccd.wire.protocol import AudioFormat
 
     return AudioFormat("pcm_s16le", 16000, 1)
 
@@ -174,7 +174,7 @@ def bench_load(clients: int, seconds: float, workdir: Path) -> None:
 
 
 def bench_curve(runs: int, workdir: Path) -> None:
-    from tcccd.security import generate
+    from tcccd.core.security import generate
 
     keys = generate(workdir / "keys")
     payload = os.urandom(32 * 1024)

@@ -92,7 +92,7 @@ def snr_db(reference: np.ndarray, test: np.ndarray) -> float:
 
 def run_tcccd_stream(harness, tokens: list[int], run: int) -> tuple[np.ndarray, float, float]:
     """Feed one frame per message like a language model would; (audio, wall s, first audio ms after frame 4)."""
-    from tcccd.protocol import Message
+    from tcccd.wire.protocol import Message
 
     chunks, first_ms = [], None
     t_start = time.perf_counter()
@@ -131,8 +131,8 @@ def run_reference_stream(decode, tokens: list[int]) -> tuple[np.ndarray, float, 
 def bench_snac(threads: int, runs: int, frames: int) -> None:
     import torch
 
+    from tcccd.kit.testing import PluginHarness
     from tcccd.plugins.snac.model import load_codes_decoder
-    from tcccd.testing import PluginHarness
 
     torch.set_num_threads(threads)
     with tempfile.TemporaryDirectory() as tmp:
@@ -211,8 +211,8 @@ def _piper_in_process(runs: int) -> tuple[list[float], list[float]]:
 
 def _piper_plugin_in_process(runs: int, workdir: Path) -> tuple[list[float], list[float]]:
     """The same stage code the daemon's worker runs, called directly: isolates what the daemon adds."""
-    from tcccd.protocol import Message
-    from tcccd.testing import PluginHarness
+    from tcccd.kit.testing import PluginHarness
+    from tcccd.wire.protocol import Message
 
     first, rtf = [], []
     with PluginHarness("piper", {}, workdir) as harness:

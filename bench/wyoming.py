@@ -205,7 +205,7 @@ def tcccd_door(work: Path, transcript_streaming: bool) -> Iterator[int]:
     # the cores out among its workers, which would give each of them one thread on this 2-core machine
     pipeline = [{"name": "asr", "plugin": "whisper", "threads": 2, "params": {"beam_size": 5}},
                 {"name": "piper", "plugin": "piper", "threads": 2}]
-    # the field profile's name (tcccd.accel picks its precision by it) without its Whisper overlay
+    # the field profile's name (tcccd.kit.accel picks its precision by it) without its Whisper overlay
     profiles = work / "profiles"
     profiles.mkdir(parents=True)
     (profiles / "field.yaml").write_text("description: field, with the benchmark's own decoding parameters\n")

@@ -1,5 +1,5 @@
 import sys
 
-from tcccd.cli import main
+from tcccd.cli.main import main
 
 sys.exit(main())

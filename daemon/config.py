@@ -16,13 +16,13 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from tcccd import registry
-from tcccd.config_errors import format_validation_error
+from tcccd.kit import registry
 from tcccd.memory.budget import BudgetOverride, MemorySettings
+from tcccd.record.journal import JournalSettings
 from tcccd.telemetry.nvpmodel import MODE_NAME
 from tcccd.telemetry.settings import TelemetrySettings
-from tcccd.transcripts import JournalSettings
-from tcccd.wyoming_settings import WyomingSettings
+from tcccd.wire.validation import format_validation_error
+from tcccd.wyoming_door.settings import WyomingSettings
 
 STAGE_NAME = r"^[a-z][a-z0-9_-]{0,31}$"
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from tcccd.plugin import Plugin, PluginParams
-from tcccd.protocol import Message
+from tcccd.kit.plugin import Plugin, PluginParams
+from tcccd.wire.protocol import Message
 
 
 class PassthroughParams(PluginParams):

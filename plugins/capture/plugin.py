@@ -22,13 +22,13 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from tcccd.audio import decode, resample, to_pcm16
-from tcccd.plugin import Plugin, PluginError, PluginParams
+from tcccd.kit.audio import decode, resample, to_pcm16
+from tcccd.kit.plugin import Plugin, PluginError, PluginParams
 from tcccd.plugins.capture.device import DuplexDevice, NoDevice
 from tcccd.plugins.capture.echo import RATE_HZ, EchoGuard, EchoSettings
 from tcccd.plugins.capture.levels import LevelMeter
 from tcccd.plugins.capture.playback import PlaybackQueue
-from tcccd.protocol import AudioFormat, Message, new_id
+from tcccd.wire.protocol import AudioFormat, Message, new_id
 
 MIC_FORMAT = AudioFormat("pcm_s16le", RATE_HZ, 1)
 

@@ -14,7 +14,7 @@ import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
-from tcccd.plugin import PluginError
+from tcccd.kit.plugin import PluginError
 
 
 def stream_completion(url: str, body: dict[str, Any], connect_timeout_s: float,

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tcccd.plugin import PluginError
+from tcccd.kit.plugin import PluginError
 
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "pytorch_model.bin"

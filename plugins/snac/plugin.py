@@ -17,9 +17,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from tcccd.audio import to_pcm16
-from tcccd.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
-from tcccd.protocol import AudioFormat, Message
+from tcccd.kit.audio import to_pcm16
+from tcccd.kit.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
+from tcccd.wire.protocol import AudioFormat, Message
 
 from .completions import stream_completion
 from .model import WEIGHTS_FILE, check_weights_dir, load_codes_decoder
@@ -97,7 +97,7 @@ class SnacPlugin(Plugin):
 
     def _precision(self) -> str:
         """The profile's torch dtype for the CUDA path (emergency/field FP16, training FP32); CPU is always FP32."""
-        from tcccd.accel import precision_for
+        from tcccd.kit.accel import precision_for
 
         return precision_for(self.context.profile).torch_dtype
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from tcccd.plugin import PluginError
+from tcccd.kit.plugin import PluginError
 
 TOKENS_PER_FRAME = 7
 CODEBOOK_SIZE = 4096

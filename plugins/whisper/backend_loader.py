@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tcccd.accel import Precision
+from tcccd.kit.accel import Precision
 from tcccd.plugins.whisper.encoders import (
     BACKENDS,
     BackendUnavailable,

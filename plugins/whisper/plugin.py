@@ -16,11 +16,11 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from tcccd.audio import load_mono
-from tcccd.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
+from tcccd.kit.audio import load_mono
+from tcccd.kit.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
 from tcccd.plugins.whisper.heard import Heard, SegmentWriter
 from tcccd.plugins.whisper.vad import RATE_HZ, SpeechDetector, VadSettings, pack_spans
-from tcccd.protocol import Message
+from tcccd.wire.protocol import Message
 
 RELOAD_KEYS = ("model", "backend", "fallback_backends", "device", "threads", "decoder_int8")
 VOCABULARY_KEYS = ("vocabulary", "vocabulary_correction", "vocabulary_min_similarity", "vocabulary_biasing",
@@ -215,7 +215,7 @@ class WhisperPlugin(Plugin):
         self._transcriber = None
 
     def _load_transcriber(self) -> Any:
-        from tcccd.accel import precision_for
+        from tcccd.kit.accel import precision_for
         from tcccd.plugins.whisper.transcriber import Transcriber
 
         loaded = Transcriber.load(self.params.model, backend=self.params.backend, device=self.params.device,

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from tcccd.audio import decode
-from tcccd.plugin import PluginError
+from tcccd.kit.audio import decode
+from tcccd.kit.plugin import PluginError
 from tcccd.plugins.whisper.vad import RATE_HZ, WINDOW_SAMPLES, SpeechDetector, VadSettings, VadState
-from tcccd.protocol import AudioFormat
+from tcccd.wire.protocol import AudioFormat
 
 WINDOW_MS = 1000 * WINDOW_SAMPLES / RATE_HZ
 

@@ -25,7 +25,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tcccd.accel import EngineError, Precision, load_engine
+from tcccd.kit.accel import EngineError, Precision, load_engine
 from tcccd.plugins.whisper.encoders import BackendUnavailable, export_onnx
 
 if TYPE_CHECKING:

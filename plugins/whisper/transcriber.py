@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tcccd.plugin import PluginError
+from tcccd.kit.plugin import PluginError
 from tcccd.plugins.whisper.backend_loader import Fallback
 from tcccd.plugins.whisper.decoding import (
     SECONDS_PER_TIMESTAMP,
@@ -142,7 +142,7 @@ class Transcriber:
         imports torch once their graphs are cached (backend_loader.onnx_engine); where that cannot load, the
         torch decoder does (listed in `fallbacks`).
         """
-        from tcccd.accel import precision_for
+        from tcccd.kit.accel import precision_for
         from tcccd.plugins.whisper.backend_loader import BackendLoader, backend_chain, onnx_engine, usable_device
         from tcccd.plugins.whisper.convert import ModelSourceError, read_model_source
         from tcccd.plugins.whisper.encoders import BackendUnavailable

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 from pydantic import Field
 
-from tcccd.plugin import Plugin, PluginParams
-from tcccd.protocol import Message
+from tcccd.kit.plugin import Plugin, PluginParams
+from tcccd.wire.protocol import Message
 
 MIB = 2**20
 

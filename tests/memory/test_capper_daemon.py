@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 
-from tcccd.client import RequestFailed
-from tcccd.protocol import Message
-from tests.daemon.conftest import start_daemon  # noqa: F401 - the fixture
+from tcccd.wire.client import RequestFailed
+from tcccd.wire.protocol import Message
 from tests.memory import hosts
 
 HOG = "tests.memory.memory_plugins:Hog"

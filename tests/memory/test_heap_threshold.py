@@ -11,7 +11,7 @@ CHILD = """
 import sys
 import numpy as np
 from tcccd.memory.release import mmap_large_blocks
-from tcccd.memory_tracker import current_rss_bytes
+from tcccd.kit.memory_tracker import current_rss_bytes
 
 if sys.argv[1] == "fixed":
     assert mmap_large_blocks()

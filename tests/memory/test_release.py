@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from tcccd.kit.testing import PluginHarness
 from tcccd.memory import release
-from tcccd.protocol import Message
-from tcccd.testing import PluginHarness
+from tcccd.wire.protocol import Message
 
 HOG = "tests.memory.memory_plugins:Hog"
 BAD = "tests.memory.memory_plugins:BadRelease"

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tcccd.protocol import Message
-from tcccd.testing import PluginHarness
+from tcccd.kit.testing import PluginHarness
+from tcccd.wire.protocol import Message
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def test_unknown_voice_is_refused_with_the_loaded_one_named(piper: PluginHarness
 
 
 def test_missing_voice_file_fails_setup_clearly(tmp_path: Path) -> None:
-    from tcccd.plugin import PluginError
+    from tcccd.kit.plugin import PluginError
 
     harness = PluginHarness("piper", {"voice_onnx": str(tmp_path / "none.onnx")}, tmp_path)
     with pytest.raises(PluginError, match="missing"):

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tcccd.nvpmodel_helper import switch
+from tcccd.system.nvpmodel_helper import switch
 from tcccd.telemetry.nvpmodel import PowerModeError, ask_helper, current_mode, load_modes
-from tests.telemetry.conftest import calls
+from tests.support.hosts import calls
 
 
 def test_modes_parsed_by_name(jetson) -> None:

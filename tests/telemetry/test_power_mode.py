@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from tcccd.telemetry.power_mode import PowerModeSwitcher, plan
-from tests.telemetry.conftest import calls
+from tests.support.hosts import calls
 
 
 def wait_state(switcher: PowerModeSwitcher, timeout_s: float = 20.0) -> dict:

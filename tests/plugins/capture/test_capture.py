@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from tcccd.protocol import AudioFormat, Message
-from tcccd.testing import PluginHarness
+from tcccd.kit.testing import PluginHarness
+from tcccd.wire.protocol import AudioFormat, Message
 
 SPEECH = Path("/work/shared/data/real-speech")
 SPEECH = SPEECH if SPEECH.is_dir() else Path(__file__).resolve().parents[3] / "samples"

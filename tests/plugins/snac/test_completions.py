@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tcccd.protocol import Message
-from tcccd.testing import PluginHarness
+from tcccd.kit.testing import PluginHarness
+from tcccd.wire.protocol import Message
 
 from .test_snac_plugin import FRAME, pcm, token_messages
 from .test_tokens import random_tokens

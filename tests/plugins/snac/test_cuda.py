@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
+from tcccd.kit.testing import PluginHarness
 from tcccd.plugins.snac.backends import TorchBackend
 from tcccd.plugins.snac.model import load_codes_decoder
 from tcccd.plugins.snac.tokens import CodeStream
-from tcccd.protocol import Message
-from tcccd.testing import PluginHarness
+from tcccd.wire.protocol import Message
 
 from .test_snac_plugin import pcm, snr_db, token_messages
 from .test_tokens import random_tokens

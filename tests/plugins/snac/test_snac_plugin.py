@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tcccd.plugin import PluginError
+from tcccd.kit.plugin import PluginError
+from tcccd.kit.testing import PluginHarness
 from tcccd.plugins.snac.model import load_codes_decoder
 from tcccd.plugins.snac.tokens import tokens_to_codebooks
-from tcccd.protocol import Message
-from tcccd.testing import PluginHarness
+from tcccd.wire.protocol import Message
 
 from .test_tokens import random_tokens
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tcccd.plugin import PluginError
+from tcccd.kit.plugin import PluginError
 from tcccd.plugins.snac.tokens import CodeStream, TokenTextParser, audio_token_ids, tokens_to_codebooks
 
 

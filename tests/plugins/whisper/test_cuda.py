@@ -43,7 +43,7 @@ def test_same_greedy_tokens_as_the_cpu(cpu_fp32, cuda_fp16, sentence_audio):
 
 
 def test_training_profile_runs_fp32_on_cuda(cpu_fp32, sentence_audio, tmp_path):
-    from tcccd.accel import precision_for
+    from tcccd.kit.accel import precision_for
 
     fp32 = Transcriber.load(None, backend="torch", device="cuda", cache_dir=tmp_path, threads=2,
                             precision=precision_for("training"))

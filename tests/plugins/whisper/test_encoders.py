@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tcccd.plugin import PluginError
+from tcccd.kit.plugin import PluginError
 from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
 
 from .conftest import SENTENCE, word_recall

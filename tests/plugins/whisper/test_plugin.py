@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from tcccd.audio import to_pcm16, wav_bytes
+from tcccd.kit.audio import to_pcm16, wav_bytes
+from tcccd.kit.testing import PluginHarness
 from tcccd.plugins.whisper.plugin import WhisperPlugin
 from tcccd.plugins.whisper.textnorm import corpus_wer, normalize
-from tcccd.protocol import AudioFormat, Message
-from tcccd.testing import PluginHarness
+from tcccd.wire.protocol import AudioFormat, Message
 
 from .conftest import rebuild_text, word_recall
 
@@ -226,7 +226,7 @@ def test_a_cancelled_request_stops_decoding_and_says_why(harness, corpus):
     """Cooperative cancel: the stage answers 'cancelled' long before the recording would have been decoded."""
     import threading
 
-    from tcccd.plugin import CancelScope
+    from tcccd.kit.plugin import CancelScope
 
     long = corpus.build_long(ROOT / "bench" / "out" / "asr")
     scope = CancelScope("cancel-me", deadline_at=None)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tcccd.kit.testing import PluginHarness
 from tcccd.plugins.whisper.repetition import looped
 from tcccd.plugins.whisper.textnorm import corpus_wer
-from tcccd.protocol import AudioFormat, Message
-from tcccd.testing import PluginHarness
+from tcccd.wire.protocol import AudioFormat, Message
 
 REAL_SPEECH = Path(__file__).resolve().parents[4] / "shared" / "data" / "real-speech"
 MAX_WER = 0.069

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tcccd.plugin import PluginError
+from tcccd.kit.plugin import PluginError
 from tcccd.plugins.whisper.streaming import StreamSession, UtteranceSegmenter
 from tcccd.plugins.whisper.vad import RATE_HZ, VadSettings
-from tcccd.protocol import AudioFormat
+from tcccd.wire.protocol import AudioFormat
 
 
 def feed_in_chunks(segmenter, audio, chunk_samples=1000):

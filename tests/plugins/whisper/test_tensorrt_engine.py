@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tcccd.accel import precision_for
+from tcccd.kit.accel import precision_for
 from tcccd.plugins.whisper.mel import log_mel_spectrogram
 from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
 

@@ -1,6 +1,6 @@
 """Where the TensorRT encoder cannot run (here: no GPU, no TensorRT), Whisper falls back and says so.
 
-The stand-in `tensorrt` module (tests/fake_tensorrt.py) shows that an importable TensorRT is not enough:
+The stand-in `tensorrt` module (tests/support/fake_tensorrt.py) shows that an importable TensorRT is not enough:
 without a CUDA device the backend is skipped with that reason, never half-loaded.
 """
 
@@ -12,12 +12,11 @@ import pytest
 import structlog
 import torch
 
-from tcccd.accel import precision_for
-from tcccd.plugin import PluginError
+from tcccd.kit.accel import precision_for
+from tcccd.kit.plugin import PluginError
+from tcccd.kit.testing import PluginHarness
 from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
-from tcccd.testing import PluginHarness
-
-from ...fake_tensorrt import make_module
+from tests.support.fake_tensorrt import make_module
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="tests the fallback of a machine without CUDA")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tcccd.plugin import PluginError
+from tcccd.kit.plugin import PluginError
 from tcccd.plugins.whisper.transcriber import DecodeOptions
 
 from .conftest import ROOT, SENTENCE, espeak_16k, word_recall

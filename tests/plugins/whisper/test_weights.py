@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from tcccd.plugin import PluginError
+from tcccd.kit.plugin import PluginError
 from tcccd.plugins.whisper import convert
 from tcccd.plugins.whisper.ct2_weights import WeightsFormatError, read_ct2_variables
 from tcccd.plugins.whisper.model import build_model

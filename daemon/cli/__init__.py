@@ -1,0 +1,1 @@
+"""`tcccd`: the command line of operators and scripts."""

@@ -1,0 +1,85 @@
+"""`tcccd mute`, `tcccd unmute` and `tcccd transcripts`: the microphone and the record, from a shell.
+
+The medic mutes while talking to the casualty or on the radio; the record is
+read back (or handed over) with `tcccd transcripts`, straight from the journal
+the daemon writes before it publishes anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tcccd.wire.client import Client
+
+
+def since_ts(text: str) -> float:
+    """A time to read from: epoch seconds, an ISO time (2026-11-23T14:05), or an age such as 30m, 2h, 1d."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    try:
+        if text[-1:] in units and text[:-1].replace(".", "", 1).isdigit():
+            return time.time() - float(text[:-1]) * units[text[-1]]
+        if text.replace(".", "", 1).isdigit():
+            return float(text)
+        return dt.datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected epoch seconds, an ISO time (2026-11-23T14:05) or an "
+                                         f"age (90s, 30m, 2h, 1d)") from None
+
+
+def _set_mute(endpoint: str, muted: bool) -> int:
+    with Client(endpoint, timeout_s=10) as client:
+        reply = client.call("capture.mute" if muted else "capture.unmute")
+    print(f"microphone {reply.data.get('capture', 'muted' if muted else 'listening')}")
+    return 0
+
+
+def _transcripts(endpoint: str, args: argparse.Namespace) -> int:
+    with Client(endpoint, timeout_s=10) as client:
+        reply = client.call("transcripts.since", {"since_ts": args.since or 0.0})
+    entries = reply.data["transcripts"]
+    if args.json:
+        print(json.dumps(entries, indent=2))
+        return 0
+    for entry in entries:
+        stamp = dt.datetime.fromtimestamp(entry["ts"]).strftime("%Y-%m-%d %H:%M:%S")
+        print(f"{stamp}  {entry['source']:<6} {entry['text']}")
+    return 0
+
+
+def register(sub: Any, command: Callable[..., argparse.ArgumentParser], endpoint: Callable[[Any], str]) -> None:
+    command("mute", "stop listening to the microphone (what was said before is still transcribed)",
+            lambda args: _set_mute(endpoint(args), True))
+    command("unmute", "listen to the microphone again", lambda args: _set_mute(endpoint(args), False))
+    t = command("transcripts", "the transcript journal: every final transcript, oldest first",
+                lambda args: _transcripts(endpoint(args), args))
+    t.add_argument("--since", type=since_ts, metavar="TIME", help="epoch seconds, ISO time, or an age (30m, 2h)")
+    t.add_argument("--json", action="store_true")
+
+
+def status_lines(report: dict[str, Any]) -> list[str]:
+    """The microphone and the record on `tcccd status`'s screen: what a medic checks before going out."""
+    lines = []
+    for stage in report.get("stages", []):
+        health = stage.get("plugin_health") or {}
+        if "capture" not in health:
+            continue
+        state = health["capture"]
+        if state == "no_device":
+            lines.append(f"capture   {stage['name']}: NO DEVICE ({health.get('no_device_reason')}); retrying")
+            continue
+        clipping = "CLIPPING" if health.get("clipping") else "no clipping"
+        lines.append(f"capture   {stage['name']}: {state} on {health.get('device_name')}, level "
+                     f"{health.get('input_level_dbfs')} dBFS, {clipping}, overruns {health.get('overruns')}, "
+                     f"echo {health.get('echo')}")
+    journal = report.get("transcripts")
+    if journal:
+        if journal.get("last_error"):
+            lines.append(f"journal   FAILING: {journal['last_error']}")
+        else:
+            lines.append(f"journal   {journal['appends']} transcripts recorded since start ({journal['path']})")
+    return lines

@@ -1,0 +1,38 @@
+"""The health verdict: what the daemon says about itself in one word and one line.
+
+`overall_state` is the one word an operator acts on (tcccd.cli.status_screen
+turns it into `tcccd status`'s exit code); `summary_line` is what systemd's
+STATUS= and the top of the screen show.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def stage_state(worker_state: str, stage_health: dict[str, Any]) -> str:
+    """A stage's state: its worker's, unless the plugin itself reports worse."""
+    reported = stage_health.get("state")
+    if worker_state == "ready" and reported in ("degraded", "failed"):
+        return reported
+    return worker_state
+
+
+def overall_state(stage_states: list[str], stopping: bool) -> str:
+    if stopping:
+        return "stopping"
+    if any(s in ("starting",) for s in stage_states):
+        return "starting"
+    if all(s in ("ready", "unloaded", "loading") for s in stage_states):  # unloaded: idle, loads on demand
+        return "healthy"
+    return "degraded"
+
+
+def summary_line(report: dict[str, Any]) -> str:
+    """One line for systemd's STATUS= and the top of the table."""
+    stages = report["stages"]
+    ready = sum(1 for s in stages if s["state"] == "ready")
+    line = f"{report['state']}: profile {report['profile']['name']}, {ready}/{len(stages)} plugins ready"
+    if report["last_errors"]:
+        line += f"; last error: {report['last_errors'][-1]['message'][:120]}"
+    return line

@@ -1,0 +1,107 @@
+"""Requests the daemon answers itself: ping, status, profile.get and profile.set.
+
+They never reach a worker. `report()` is also what systemd's STATUS= line and
+`tcccd status` show, so the health report is built here, in one place.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import psutil
+
+from tcccd import __version__
+from tcccd.config import Config
+from tcccd.core import health
+from tcccd.core.governor import ProfileGovernor
+from tcccd.core.profile_switch import SwitchResult
+from tcccd.core.requests import RequestTable
+from tcccd.core.supervisor import Supervisor
+from tcccd.record.journal import TranscriptJournal
+from tcccd.wire.protocol import Message
+
+Respond = Callable[[Message], None]
+
+
+class LocalRequests:
+    def __init__(self, config: Callable[[], Config], supervisor: Supervisor, switcher: ProfileGovernor,
+                 requests: RequestTable, counters: dict[str, int], stopping: Callable[[], bool]) -> None:
+        self.config = config
+        self.supervisor = supervisor
+        self.switcher = switcher
+        self.requests = requests
+        self.counters = counters
+        self.stopping = stopping
+        self.errors: collections.deque[dict[str, Any]] = collections.deque(maxlen=20)
+        self.journal: TranscriptJournal | None = None  # set by the daemon once the state directory exists
+        self.sources: Any = None  # tcccd.core.sources.SourceRouter: audio no client sent
+        self.wyoming: Any = None  # tcccd.wyoming_door.server.WyomingDoor when wyoming.enabled
+        self.started_at = time.time()
+        self.memory: Callable[[], dict[str, Any]] | None = None  # the memory capper's report (tcccd.memory)
+
+    def note_error(self, request_id: str, text: str) -> None:
+        self.errors.append({"ts": time.time(), "request_id": request_id, "message": text})
+
+    def answer(self, message: Message, respond: Respond) -> None:
+        """Reply to a local request; profile.set replies once every worker has applied (or refused) it."""
+        if message.type == "ping":
+            respond(message.reply("pong", final=True))
+        elif message.type == "status":
+            respond(message.reply("status", self.report(), final=True))
+        elif message.type == "profile.get":
+            respond(message.reply("profile", self.switcher.info(), final=True))
+        elif message.type == "transcripts.since":
+            respond(self._transcripts_since(message))
+        else:
+            name, reason = message.data["name"], message.data.get("reason", "set by a client")
+            self.switcher.switch(name, reason, lambda result: respond(_switch_reply(message, result)),
+                                 for_s=message.data.get("for_s"))
+
+    def _transcripts_since(self, message: Message) -> Message:
+        if self.journal is None:
+            return message.error("no_route", "the transcript journal is disabled (transcripts.enabled: false)")
+        d = message.data
+        entries = self.journal.since(float(d.get("since_ts", 0.0)), int(d.get("after_seq", 0)), d.get("limit", 10000))
+        return message.reply("transcripts", {"transcripts": [e.to_dict() for e in entries]}, final=True)
+
+    def report(self) -> dict[str, Any]:
+        stages = []
+        for handle in self.supervisor.workers.values():
+            for stage in handle.stages:
+                stages.append({
+                    "name": stage.config.name, "plugin": stage.config.plugin, "worker": handle.name,
+                    "state": health.stage_state(handle.state, stage.health), "pid": handle.info.get("pid"),
+                    "restarts": handle.restarts, "queue_depth": stage.pending, "max_queue": stage.config.max_queue,
+                    "dropped_audio_chunks": stage.dropped_audio_chunks, "busy_rejections": stage.busy_rejections,
+                    "last_error": handle.last_error or stage.last_error or stage.health.get("last_error"),
+                    "latency": stage.health.get("latency", {}), "rss_bytes": handle.info.get("rss_bytes"),
+                    "peak_rss_bytes": handle.info.get("peak_rss_bytes"), "plugin_health": stage.health,
+                })
+        daemon_rss = psutil.Process().memory_info().rss
+        worker_rss = sum(h.info.get("rss_bytes") or 0 for h in self.supervisor.workers.values() if h.alive)
+        config = self.config()
+        report = {
+            "version": __version__, "pid": os.getpid(), "uptime_s": time.time() - self.started_at,
+            "profile": self.switcher.current, "stages": stages, "requests_in_flight": len(self.requests),
+            "memory": {"daemon_rss_bytes": daemon_rss, "total_rss_bytes": daemon_rss + worker_rss,
+                       **(self.memory() if self.memory is not None else {})},
+            "endpoints": {"client": config.daemon.client_endpoint, "events": config.daemon.events_endpoint},
+            "counters": {**self.counters, "late_inputs": self.requests.late_inputs},
+            "last_errors": list(self.errors),
+            "transcripts": self.journal.health() if self.journal else None,
+            "sources": self.sources.report() if self.sources else None,
+            "wyoming": self.wyoming.report() if self.wyoming else None,
+            **self.switcher.report(),  # telemetry readings and the power mode
+        }
+        report["state"] = health.overall_state([s["state"] for s in stages], self.stopping())
+        return report
+
+
+def _switch_reply(message: Message, result: SwitchResult) -> Message:
+    if result.state == "refused":
+        return message.error(result.code or "bad_profile", result.message)
+    return message.reply("profile", result.profile, final=True)

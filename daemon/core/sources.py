@@ -1,0 +1,111 @@
+"""Requests no client sent: audio from a source stage (the microphone), routed like a client's stream.
+
+A source stage's worker sends unsolicited messages (`Plugin.poll`) carrying
+`data.source`. The broker hands any worker output no open request owns to
+`on_unowned`; here a source's message becomes a request of a daemon-owned
+client, `source:<stage>`, routed by its type (`stream` -> ASR) through the
+broker's ordinary path: the same caps, queues, drops and deadlines as a client.
+
+The source names its stream; the daemon keys the request with its own id, so a
+stream whose request was ended under it (ASR restarted, idle timeout) carries on
+as a new request instead of being dropped as late. Chunks that arrive while the
+route cannot take them (ASR still loading) are counted and dropped before a
+request is opened. Replies meant for the source client are what subscribers
+hear: partials are published, finals go through the journal (TranscriptFeed),
+errors are noted once per kind.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from typing import Any
+
+import structlog
+
+from tcccd.record.feed import TranscriptFeed
+from tcccd.wire.protocol import Message
+
+SOURCE_CLIENT_PREFIX = b"source:"
+
+
+class SourceRouter:
+    def __init__(self, broker: Any, feed: TranscriptFeed) -> None:
+        self.broker = broker
+        self.feed = feed
+        self.request_of: dict[str, str] = {}  # the source's stream id -> the request carrying it now
+        self.source_of: dict[bytes, str] = {}  # source client -> its data.source name ("mic")
+        self.counters = {"source_chunks": 0, "source_chunks_not_routed": 0}
+        self._ids = itertools.count(1)
+        self._noted: set[str] = set()
+        self.log = structlog.get_logger()
+
+    @staticmethod
+    def is_source(client: bytes) -> bool:
+        return client.startswith(SOURCE_CLIENT_PREFIX)
+
+    def source_name(self, client: bytes) -> str:
+        return self.source_of.get(client, "client")
+
+    def on_unowned(self, handle: Any, message: Message) -> None:
+        """A worker output with no open request: a source's message, or a late output of an ended request."""
+        source = message.data.get("source")
+        if not isinstance(source, str) or message.stage not in {s.config.name for s in handle.stages}:
+            self.broker.counters["late_outputs"] += 1
+            return
+        self.counters["source_chunks"] += 1
+        client = SOURCE_CLIENT_PREFIX + message.stage.encode()
+        self.source_of[client] = source
+        request_id = self.request_of.get(message.id)
+        if request_id is None or request_id not in self.broker.requests:
+            route = self.broker.config.routes.get(message.type)
+            problem = self._not_routable(message.type, route)
+            if problem:
+                self.counters["source_chunks_not_routed"] += 1
+                self._note_once(problem, f"audio from {message.stage!r} not routed: {problem}")
+                return
+            request_id = f"{message.id}.{next(self._ids)}"
+            self.request_of[message.id] = request_id
+            self._noted.clear()  # routable again: the next problem is news
+        if message.final:
+            self.request_of.pop(message.id, None)
+        self.broker.on_client(client, replace(message, id=request_id, stage=None))
+
+    def _not_routable(self, kind: str, route: list[str] | None) -> str | None:
+        if route is None:
+            return f"no route for {kind!r} (add routes: {{{kind}: [asr]}})"
+        for name in route:
+            runtime = self.broker.supervisor.stages.get(name)
+            if runtime is None:
+                return f"stage {name!r} is disabled"
+            if self.broker.supervisor.worker_of(name).state not in ("ready", "degraded"):
+                return f"stage {name!r} is not ready"
+        return None
+
+    def on_reply(self, client: bytes, message: Message) -> None:
+        """What the broker would send the source client: partials are published, errors noted."""
+        source = self.source_name(client)
+        if message.type == "transcript" and message.data.get("partial"):
+            self.feed.partial(message, source)
+        elif message.type == "error":
+            self._note_once(message.data.get("code", "error"), f"{source} stream: {message.data.get('message')}")
+
+    def _note_once(self, key: str, text: str) -> None:
+        """Log and note a problem the first time; a microphone would repeat it 15 times a second."""
+        if key in self._noted:
+            return
+        self._noted.add(key)
+        self.log.warning("source audio problem", problem=text)
+        self.feed.on_error("-", text)
+
+    def report(self) -> dict[str, Any]:
+        return {**self.counters, "open_streams": len(self.request_of)}
+
+
+def attach(broker: Any, feed: TranscriptFeed) -> SourceRouter:
+    """Wire a router into the broker: unowned outputs, replies to source clients, and final transcripts."""
+    router = SourceRouter(broker, feed)
+    broker.on_unowned = router.on_unowned
+    broker.on_source_reply = router.on_reply
+    broker.publish_transcript = lambda request, message: feed.final(message, router.source_name(request.client))
+    return router

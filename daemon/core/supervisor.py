@@ -1,0 +1,339 @@
+"""Starting, watching and restarting worker processes, and the sockets that reach them.
+
+Modelled on gunicorn's arbiter and jupyter_client's restarter: a worker must say
+`ready` within its start timeout and answer heartbeats within its hang timeout,
+or it is killed; a worker that exits is restarted with exponential backoff until
+its restart budget (N restarts within a window) is spent. Its stages are then
+marked failed while the daemon stays up, degraded, and the worker is retried
+with a capped exponential backoff (`restart.failed_retry_*`): a missing model
+file or a full disk gets fixed, and the stage must come back without a restart
+of the whole daemon.
+
+The supervisor owns each stage's counters (queue depth, busy rejections,
+dropped chunks) and the sockets to the workers: the broker decides where a
+message goes, `send_to_stage` sends it and counts it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+import zmq
+
+from tcccd.config import Config
+from tcccd.core.workers import StageRuntime, WorkerHandle, describe_exit, worker_env, worker_spec
+from tcccd.wire.protocol import Message, ProtocolError
+
+
+class Supervisor:
+    def __init__(self, config: Config, params: dict[str, dict[str, Any]], profile: str,
+                 on_worker_lost: Callable[[WorkerHandle, str], None]) -> None:
+        self.on_worker_lost = on_worker_lost
+        self.log = structlog.get_logger()
+        run = config.daemon.runtime_dir
+        self.data_endpoint = f"ipc://{run}/workers-data.sock"
+        self.control_endpoint = f"ipc://{run}/workers-control.sock"
+        self.heartbeat_endpoint = f"ipc://{run}/workers-heartbeat.sock"
+        self.workers: dict[str, WorkerHandle] = {}
+        self.stopping = False
+        self._last_ping_at = 0.0
+        self._build(config, params, profile)
+
+    def _build(self, config: Config, params: dict[str, dict[str, Any]], profile: str) -> None:
+        self.config = config
+        self.profile = profile
+        self.stages: dict[str, StageRuntime] = {}
+        groups: dict[str, list[StageRuntime]] = {}
+        for stage in config.enabled_stages:
+            runtime = StageRuntime(stage, params[stage.name])
+            self.stages[stage.name] = runtime
+            groups.setdefault(stage.worker_name, []).append(runtime)
+        self.workers = {name: WorkerHandle(name, stages) for name, stages in groups.items()}
+        self._worker_by_stage = {s.config.name: w for w in self.workers.values() for s in w.stages}
+
+    def reconfigure(self, config: Config, params: dict[str, dict[str, Any]], profile: str) -> set[str]:
+        """A reloaded config: only workers whose stages changed are restarted; returns their stage names."""
+        old = self.workers
+        self._build(config, params, profile)
+        changed: set[str] = set()
+        for name, handle in self.workers.items():
+            before = old.pop(name, None)
+            if before is not None and before.signature() == handle.signature() and before.alive:
+                for kept, fresh in zip(before.stages, handle.stages, strict=True):
+                    kept.config = fresh.config
+                self.workers[name] = before
+                continue
+            changed |= {s.config.name for s in handle.stages}
+            if before is not None:
+                changed |= {s.config.name for s in before.stages}
+                self._stop([before], timeout_s=5.0)
+            self.spawn(self.workers[name])
+        for gone in old.values():
+            changed |= {s.config.name for s in gone.stages}
+        self._stop(list(old.values()), timeout_s=5.0)
+        self.stages = {s.config.name: s for w in self.workers.values() for s in w.stages}
+        self._worker_by_stage = {s.config.name: w for w in self.workers.values() for s in w.stages}
+        return changed
+
+    def bind(self, ctx: zmq.Context) -> None:
+        self.data = ctx.socket(zmq.ROUTER)
+        self.control = ctx.socket(zmq.ROUTER)
+        self.heartbeat = ctx.socket(zmq.ROUTER)
+        for sock, endpoint in ((self.data, self.data_endpoint), (self.control, self.control_endpoint),
+                               (self.heartbeat, self.heartbeat_endpoint)):
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
+            sock.bind(endpoint)
+
+    def worker_of(self, stage: str) -> WorkerHandle:
+        return self._worker_by_stage[stage]
+
+    def handle_by_identity(self, identity: bytes) -> WorkerHandle | None:
+        name, _, gen = identity.decode(errors="replace").rpartition(":")
+        handle = self.workers.get(name)
+        return handle if handle is not None and str(handle.generation) == gen else None
+
+    # -- sending, and the counters that go with it -------------------------------------------------------------
+
+    def send_to_stage(self, stage: str, message: Message) -> bool:
+        """Hand a message to the worker hosting `stage`; counts it as queued. False when it cannot go."""
+        runtime = self.stages[stage]
+        try:
+            self.data.send_multipart([self.worker_of(stage).identity, *message.to_frames()], zmq.NOBLOCK)
+        except zmq.ZMQError:
+            return False
+        runtime.pending += 1
+        return True
+
+    def count_busy(self, stage: str) -> None:
+        self.stages[stage].busy_rejections += 1
+
+    def count_dropped_chunk(self, stage: str) -> None:
+        self.stages[stage].dropped_audio_chunks += 1
+
+    def cancel(self, request_id: str, stages: list[str]) -> None:
+        """Tell the workers of `stages` that a request ended early.
+
+        It travels on the heartbeat socket, whose thread in the worker reads it at once even while the main
+        thread computes, so the plugin can stop cooperatively (PluginContext.check_cancelled).
+        """
+        for handle in {self.worker_of(s).name: self.worker_of(s) for s in stages if s in self.stages}.values():
+            self.send_control(handle, Message("cancel", data={"request_id": request_id}), self.heartbeat)
+
+    def send_control(self, handle: WorkerHandle, message: Message, sock: zmq.Socket | None = None) -> None:
+        # Not connected yet, or gone: the heartbeat deadline catches a dead worker.
+        with contextlib.suppress(zmq.ZMQError):
+            (sock or self.control).send_multipart([handle.identity, *message.to_frames()], zmq.NOBLOCK)
+
+    def on_worker_output(self, frames: list[bytes]) -> tuple[WorkerHandle, Message] | None:
+        """A worker's data message, or None for a replaced generation's or an unreadable one. Acks are counted."""
+        handle = self.handle_by_identity(frames[0])
+        if handle is None:
+            return None
+        try:
+            message = Message.from_frames(frames[1:])
+        except ProtocolError as exc:
+            self.log.error("unreadable message from a worker", worker=handle.name, error=str(exc))
+            return None
+        if message.type == "ack":
+            stage = self.stages.get(message.stage or "")
+            if stage is not None:
+                stage.pending = max(0, stage.pending - 1)
+            return None
+        return handle, message
+
+    # -- processes ---------------------------------------------------------------------------------------------
+
+    def spawn(self, handle: WorkerHandle) -> None:
+        handle.generation += 1
+        spec_path = self.config.daemon.runtime_dir / f"worker-{handle.name}.json"
+        endpoints = {"data_endpoint": self.data_endpoint, "control_endpoint": self.control_endpoint,
+                     "heartbeat_endpoint": self.heartbeat_endpoint}
+        spec_path.write_text(json.dumps(worker_spec(handle, self.config, self.profile, endpoints)))
+        handle.proc = subprocess.Popen([sys.executable, "-m", "tcccd.worker", str(spec_path)],
+                                       stdin=subprocess.DEVNULL, env=worker_env(handle, len(self.workers)))
+        if handle.state != "failed":
+            handle.state = "starting" if handle.restarts == 0 else "restarting"
+        handle.started_at = handle.last_pong_at = time.monotonic()
+        handle.exit_reason = None
+        handle.info = {"pid": handle.proc.pid}
+        self.log.info("worker started", worker=handle.name, pid=handle.proc.pid, generation=handle.generation)
+
+    def start_all(self) -> None:
+        for handle in self.workers.values():
+            self.spawn(handle)
+
+    def tick(self, now: float) -> None:
+        for handle in self.workers.values():
+            handle.prune_restarts(now)
+            if handle.proc is not None and handle.proc.poll() is not None:
+                self._on_exit(handle, handle.proc.returncode, now)
+            elif handle.proc is None and handle.state in ("restarting", "failed") and now >= handle.next_start_at:
+                self.spawn(handle)
+            elif handle.alive:
+                self._check_deadlines(handle, now)
+        if now - self._last_ping_at >= self.config.daemon.heartbeat_interval_s:
+            self._last_ping_at = now
+            for handle in self.workers.values():
+                if handle.alive:
+                    self.send_control(handle, Message("ping"), self.heartbeat)
+
+    def _check_deadlines(self, handle: WorkerHandle, now: float) -> None:
+        silent_s = now - handle.last_pong_at
+        hang_s = handle.limit("hang_timeout_s")
+        busy = handle.info.get("busy") or {}
+        if silent_s > hang_s:
+            self.kill(handle, f"frozen: no heartbeat for {silent_s:.1f} s (hang_timeout_s={hang_s:g})")
+        elif busy.get("overdue_s", 0) > hang_s:
+            self.kill(handle, f"hung: still busy with request {busy['request_id']} {busy['overdue_s']:.1f} s "
+                              f"after its deadline (hang_timeout_s={hang_s:g}), although it was cancelled")
+        elif handle.state in ("starting", "restarting", "failed", "loading") and \
+                now - handle.started_at > handle.limit("start_timeout_s"):
+            self.kill(handle, f"not ready within start_timeout_s={handle.limit('start_timeout_s'):g}")
+
+    def kill(self, handle: WorkerHandle, reason: str) -> None:
+        if handle.alive and handle.proc is not None:
+            handle.exit_reason = reason
+            self.log.warning("killing worker", worker=handle.name, reason=reason)
+            handle.proc.kill()
+
+    def _on_exit(self, handle: WorkerHandle, returncode: int, now: float) -> None:
+        handle.proc = None
+        if handle.state == "unloaded" and not self.stopping:
+            return  # it was asked to go (tcccd.memory): not a crash, and it starts again on demand
+        reason = handle.exit_reason or describe_exit(returncode)
+        handle.last_error = reason
+        for stage in handle.stages:
+            stage.pending = 0  # what was queued in the dead process is gone with it
+        if self.stopping:
+            handle.state = "stopped"
+            return
+        self.log.error("worker exited", worker=handle.name, reason=reason, returncode=returncode)
+        self.on_worker_lost(handle, reason)
+        if handle.state == "failed":
+            handle.failed_retries += 1
+        else:
+            handle.restart_times.append(now)
+            handle.prune_restarts(now)
+            if len(handle.restart_times) > handle.policy.max_restarts:
+                handle.state = "failed"
+                handle.failed_retries = 0
+                self.log.error("restart budget spent: stage failed, retried with a long backoff",
+                               worker=handle.name, restarts=handle.restarts, window_s=handle.policy.window_s)
+            else:
+                handle.restarts += 1
+                handle.state = "restarting"
+        handle.next_start_at = now + handle.next_backoff_s()
+
+    def on_control(self, frames: list[bytes]) -> tuple[WorkerHandle, Message] | None:
+        """Readiness and set-up failures are the supervisor's; other control messages are returned."""
+        handle = self.handle_by_identity(frames[0])
+        if handle is None:
+            return None  # a message from a worker generation that has since been replaced
+        try:
+            message = Message.from_frames(frames[1:])
+        except ProtocolError as exc:
+            self.log.error("unreadable control message from a worker", worker=handle.name, error=str(exc))
+            return None
+        if message.type == "ready":
+            if handle.state == "failed":
+                handle.restart_times.clear()  # it came back after its budget was spent: a fresh budget
+            handle.state = "degraded" if handle.restart_times else "ready"
+            handle.failed_retries = 0
+            self._take_health(handle, message.data)
+            self.log.info("worker ready", worker=handle.name, pid=message.data.get("pid"))
+        elif message.type == "setup_failed":
+            handle.exit_reason = f"set-up failed: {message.data.get('error')}"
+        else:
+            return handle, message
+        return None
+
+    def on_heartbeat(self, frames: list[bytes]) -> None:
+        handle = self.handle_by_identity(frames[0])
+        if handle is None:
+            return
+        try:
+            pong = Message.from_frames(frames[1:])
+        except ProtocolError:
+            return
+        handle.last_pong_at = time.monotonic()
+        self._take_health(handle, pong.data)
+        if handle.state == "degraded" and not handle.restart_times:
+            handle.state = "ready"
+
+    def _take_health(self, handle: WorkerHandle, data: dict[str, Any]) -> None:
+        handle.info = {k: v for k, v in data.items() if k != "stages"}
+        for name, health in data.get("stages", {}).items():
+            if name in self.stages:
+                self.stages[name].health = health
+
+    def heartbeats_healthy(self, now: float, grace_s: float) -> bool:
+        """True while every live worker's heartbeat answers: what WATCHDOG=1 vouches for.
+
+        A frozen worker stops it; a worker busy with a long job does not (its heartbeat thread answers).
+        """
+        return all(now - h.last_pong_at <= grace_s for h in self.workers.values() if h.alive)
+
+    def all_failed(self) -> bool:
+        """Every stage has spent its restart budget: nothing serves, a daemon restart is the next remedy."""
+        return bool(self.workers) and all(h.state == "failed" for h in self.workers.values())
+
+    def settled(self) -> bool:
+        """Every worker either ready or failed: start-up is over."""
+        return all(h.state in ("ready", "degraded", "failed", "unloaded") for h in self.workers.values())
+
+    # -- unloading idle workers for the memory capper ----------------------------------------------------------
+
+    def unload(self, handle: WorkerHandle) -> bool:
+        """Stop an idle worker to give its memory back; `load` starts it again when a request needs it."""
+        if not handle.alive or handle.state not in ("ready", "degraded"):
+            return False
+        handle.state = "unloaded"
+        self.send_control(handle, Message("shutdown"))
+        self.log.info("worker unloaded", worker=handle.name)
+        return True
+
+    def load(self, handle: WorkerHandle) -> None:
+        """Start an unloaded worker again (state `loading` until it says ready); no-op in any other state."""
+        if handle.state != "unloaded":
+            return
+        if handle.proc is not None:  # still on its way out, idle: do not wait for it
+            handle.proc.kill()
+            handle.proc.wait(5)
+            handle.proc = None
+        self.spawn(handle)
+        handle.state = "loading"
+
+    def commit_params(self, params: dict[str, dict[str, Any]], profile: str) -> None:
+        """A profile switch every worker accepted: restarts from now on start with these parameters."""
+        self.profile = profile
+        for name, stage_params in params.items():
+            if name in self.stages:
+                self.stages[name].params = stage_params
+
+    def stop_all(self, timeout_s: float) -> None:
+        self.stopping = True
+        self._stop(list(self.workers.values()), timeout_s)
+
+    def _stop(self, handles: list[WorkerHandle], timeout_s: float) -> None:
+        for handle in handles:
+            if handle.alive:
+                self.send_control(handle, Message("shutdown"))
+        deadline = time.monotonic() + timeout_s
+        for handle in handles:
+            if handle.proc is None:
+                continue
+            try:
+                handle.proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                handle.proc.kill()
+                handle.proc.wait(5)
+            handle.proc = None
+            handle.state = "stopped"

@@ -1,0 +1,1 @@
+"""The medic's record: the transcript journal, written before anything is published."""

@@ -1,0 +1,1 @@
+"""System glue: systemd notification and policy, journald logging, the nvpmodel root helper."""
