@@ -9,7 +9,7 @@ client. Each in-process column runs in its own child process so its peak memory
 (VmHWM) is its own.
 
 Sets, kept apart, and what each may be used for:
-- `real`: real human speech (../shared/data/real-speech, 51 clips). Reporting only.
+- `real`: real human speech (tests/data/real-speech, 51 clips). Reporting only.
 - `medical_eval`: 30 synthetic (espeak-ng) medical sentences written before the
   lexicon was extended. Reporting only, but the lexicon's last edit removed
   terms that occur in it (commit 475fdb2), so it may have shaped the list.

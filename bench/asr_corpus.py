@@ -24,7 +24,7 @@ import soxr
 RATE_HZ = 16000
 ROOT = Path(__file__).resolve().parent.parent
 SENTENCES_DIR = ROOT / "tests" / "data" / "asr"
-REAL_SPEECH_DIR = ROOT.parent / "shared" / "data" / "real-speech"
+REAL_SPEECH_DIR = ROOT / "tests" / "data" / "real-speech"
 VOICES = ("en-us", "en-us+m3", "en-us+f2", "en+klatt")
 SPEEDS_WPM = (140, 150, 160, 175)
 NOISE_KINDS = ("silence", "white", "pink", "brown", "breathing")
@@ -98,7 +98,7 @@ def _write(path: Path, audio: np.ndarray, rate_hz: int = RATE_HZ) -> None:
 
 
 def real_speech() -> list[Clip]:
-    """Real human voices with their references (../shared/data/real-speech/refs.tsv); hyphens score as spaces."""
+    """Real human voices with their references (tests/data/real-speech/refs.tsv); hyphens score as spaces."""
     lines = (REAL_SPEECH_DIR / "refs.tsv").read_text().splitlines()
     pairs = [line.split("\t", 1) for line in lines if line.strip()]
     return [Clip(REAL_SPEECH_DIR / f"{clip_id}.wav", text.replace("-", " ")) for clip_id, text in pairs]

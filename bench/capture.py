@@ -32,7 +32,7 @@ from tcccd.plugins.capture.virtual_mic import running_pulse
 from tcccd.record.journal import Entry, JournalSettings, TranscriptJournal
 from tcccd.wire.protocol import Message
 
-SPEECH = Path("/work/shared/data/real-speech")
+SPEECH = Path(__file__).resolve().parents[1] / "tests" / "data" / "real-speech"
 
 
 def trailing_silence_s(path: Path, threshold: float = 0.01) -> float:

@@ -18,7 +18,7 @@ import numpy as np
 import soundfile as sf
 import soxr
 
-SPEECH = Path("/work/shared/data/real-speech")
+SPEECH = Path(__file__).resolve().parents[1] / "tests" / "data" / "real-speech"
 CACHE = Path(__file__).resolve().parent / "out" / "decoder-int8-cache"
 RATE_HZ = 16000
 

@@ -1,6 +1,6 @@
 """Memory of the default daemon, beside faster-whisper, and what the capper costs at 70% of the peak.
 
-Three parts in one run, on real human speech (../shared/data/real-speech, the
+Three parts in one run, on real human speech (tests/data/real-speech, the
 bundled samples, and a 45 s recording made by joining real clips with pauses):
 
 1. tcccd on its default pipeline (whisper + piper), capper off: peak and
@@ -59,7 +59,7 @@ from tcccd.wire.client import Client, RequestFailed  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out" / "memory"
-REAL = ROOT.parent / "shared" / "data" / "real-speech"
+REAL = ROOT / "tests" / "data" / "real-speech"
 MIB = 2**20
 PIPELINE = [{"name": "asr", "plugin": "whisper", "start_timeout_s": 600, "max_queue": 512},
             {"name": "piper", "plugin": "piper"}]

@@ -28,7 +28,7 @@ from tcccd.wire.client import Client, RequestFailed
 
 REPO = Path(__file__).resolve().parents[1]
 TRACES = REPO / "tests" / "data" / "telemetry"
-SPEECH = Path("/work/shared/data/real-speech/s003.wav")
+SPEECH = Path(__file__).resolve().parents[1] / "tests" / "data" / "real-speech" / "s003.wav"
 CACHE = REPO / "bench" / "out" / "profiles-cache"
 # Each shipped trace's noise-free signal (tests/data/telemetry/make_traces.py) and the switches it needs.
 MINIMUM = {"discharge.csv": 2,        # through 40% and 20%, never back

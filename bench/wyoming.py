@@ -6,7 +6,7 @@ wyoming-faster-whisper on the same tiny.en weights (WER, Total_mean at most
 first audio, streaming and not). `wyoming-bench` (MIT, PyPI) measures both
 servers of a pair in one command, so they share the same load.
 
-The real-speech set (../shared/data/real-speech/refs.tsv) is written as
+The real-speech set (tests/data/real-speech/refs.tsv) is written as
 name.wav + name.txt pairs into bench/out/wyoming-corpus. Every server listens
 on 127.0.0.1. Run: .venv/bin/python bench/wyoming.py [--rounds N] [--parts stt,tts,stt-stream,clips]
 (clips: each clip's text from both STT servers, diffed by the harness's
@@ -46,7 +46,7 @@ from wyoming.client import AsyncTcpClient  # noqa: E402
 from wyoming_bench.stt.accuracy import word_accuracy  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-REAL_SPEECH = REPO.parent / "shared" / "data" / "real-speech"
+REAL_SPEECH = REPO / "tests" / "data" / "real-speech"
 OUT = REPO / "bench" / "out"
 BIN = Path(sys.executable).parent
 TTS_TEXTS = ["Apply a tourniquet high and tight on the injured limb.",

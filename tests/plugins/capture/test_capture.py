@@ -12,8 +12,7 @@ import soundfile as sf
 from tcccd.kit.testing import PluginHarness
 from tcccd.wire.protocol import AudioFormat, Message
 
-SPEECH = Path("/work/shared/data/real-speech")
-SPEECH = SPEECH if SPEECH.is_dir() else Path(__file__).resolve().parents[3] / "samples"
+SPEECH = Path(__file__).resolve().parents[2] / "data" / "real-speech"
 STEADY = {"latency_ms": 300}  # this shared 2-core box is loaded: PulseAudio's ALSA plugin xruns on short buffers
 
 

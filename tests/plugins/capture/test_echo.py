@@ -10,7 +10,7 @@ import soxr
 
 from tcccd.plugins.capture.echo import EchoGuard, EchoSettings
 
-SPEECH = Path("/work/shared/data/real-speech")
+SPEECH = Path(__file__).resolve().parents[2] / "data" / "real-speech"
 BLOCK = 320  # 20 ms at 16 kHz, as the stage hands blocks over
 DELAY = 320  # 20 ms from speaker to microphone
 

@@ -1,4 +1,4 @@
-"""Real human voices (../shared/data/real-speech, 51 clips): no loops, nothing dropped, WER bounded.
+"""Real human voices (tests/data/real-speech, 51 clips): no loops, nothing dropped, WER bounded.
 
 Synthetic speech alone hid a decoding loop that real recordings trigger at once ("twenty" came back as
 twenty-one "20."s with the truncated audio context). This set was never used to tune anything: the bound
@@ -17,10 +17,9 @@ from tcccd.plugins.whisper.repetition import looped
 from tcccd.plugins.whisper.textnorm import corpus_wer
 from tcccd.wire.protocol import AudioFormat, Message
 
-REAL_SPEECH = Path(__file__).resolve().parents[4] / "shared" / "data" / "real-speech"
+REAL_SPEECH = Path(__file__).resolve().parents[2] / "data" / "real-speech"
 MAX_WER = 0.069
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not (REAL_SPEECH / "refs.tsv").is_file(),
-                                                   reason=f"no real-speech set at {REAL_SPEECH}")]
+pytestmark = pytest.mark.slow
 
 
 def references() -> list[tuple[str, str]]:
