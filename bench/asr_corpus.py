@@ -1,21 +1,26 @@
-"""Synthetic medical speech for the ASR benchmark and tests, made offline with espeak-ng.
+"""Synthetic medical speech for the ASR benchmark and tests, made offline with espeak-ng and Piper.
 
 No recorded corpus of a medic's words can ship with tcccd, so the benchmark
 speaks the committed sentence lists (tests/data/asr/tune.txt, heldout.txt)
-with several espeak-ng voices and speeds, some with a light noise floor, plus
-a 45 s recording of sentences with pauses and clips that hold no speech at all
+with several espeak-ng voices and speeds, some with a light noise floor, and
+with the kit's own Piper voice (joe) at three speaking rates, plus a 45 s
+recording of sentences with pauses and clips that hold no speech at all
 (silence, white/pink/brown noise, breathing). Everything lands in bench/out/,
-which git ignores; `python bench/asr_corpus.py` rebuilds it, and
-`python bench/asr_corpus.py --samples samples/` writes the bundled demo samples.
+which git ignores; `python bench/asr_corpus.py` rebuilds it.
+`--safety` writes the committed safety set (tests/data/safety-speech/: Piper
+reading tests/data/asr/safety.txt); Piper's synthesis draws random noise, so
+those clips are made once and committed rather than made again at test time.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import soundfile
@@ -25,6 +30,8 @@ RATE_HZ = 16000
 ROOT = Path(__file__).resolve().parent.parent
 SENTENCES_DIR = ROOT / "tests" / "data" / "asr"
 REAL_SPEECH_DIR = ROOT / "tests" / "data" / "real-speech"
+SAFETY_DIR = ROOT / "tests" / "data" / "safety-speech"
+PIPER_LENGTH_SCALES = (0.8, 1.0, 1.25)  # the kit's voice fast, as shipped, slow (Piper's length_scale)
 VOICES = ("en-us", "en-us+m3", "en-us+f2", "en+klatt")
 SPEEDS_WPM = (140, 150, 160, 175)
 NOISE_KINDS = ("silence", "white", "pink", "brown", "breathing")
@@ -54,6 +61,25 @@ def speak(text: str, voice: str = "en-us", speed_wpm: int = 150, rate_hz: int = 
                          check=True, capture_output=True).stdout
     audio, source_hz = soundfile.read(io.BytesIO(wav), dtype="float32")
     return soxr.resample(audio, source_hz, rate_hz).astype(np.float32)
+
+
+@functools.lru_cache(maxsize=1)
+def _joe() -> Any:
+    from piper import PiperVoice
+
+    from tcccd.plugins.piper import default_voice_path
+
+    return PiperVoice.load(str(default_voice_path()))
+
+
+def speak_joe(text: str, length_scale: float = 1.0, rate_hz: int = RATE_HZ) -> np.ndarray:
+    """The kit's own Piper voice (joe, 22.05 kHz) as float32 mono at rate_hz, 0.25 s of silence either side."""
+    from piper import SynthesisConfig
+
+    chunks = list(_joe().synthesize(text, SynthesisConfig(length_scale=length_scale)))
+    audio = soxr.resample(np.concatenate([c.audio_float_array for c in chunks]), chunks[0].sample_rate, rate_hz)
+    pad = np.zeros(rate_hz // 4, np.float32)
+    return np.concatenate([pad, audio.astype(np.float32), pad])
 
 
 def noise(kind: str, seconds: float, rng: np.random.Generator, rms: float = 0.05) -> np.ndarray:
@@ -120,6 +146,37 @@ def build_split(split: str, out_dir: Path, seed: int = 7) -> list[Clip]:
     return clips
 
 
+def build_piper_split(split: str, out_dir: Path) -> list[Clip]:
+    """Every sentence of a split read by the kit's Piper voice at each of PIPER_LENGTH_SCALES."""
+    clips = []
+    for i, text in enumerate(read_sentences(split)):
+        for scale in PIPER_LENGTH_SCALES:
+            path = out_dir / f"piper-{split}" / f"{i:03d}-{scale}.wav"
+            if not path.exists():
+                _write(path, speak_joe(text, scale))
+            clips.append(Clip(path, text))
+    return clips
+
+
+def build_safety(out_dir: Path = SAFETY_DIR) -> None:
+    """The safety set's committed clips: safety.txt read by Piper at each rate, 16 kHz FLAC."""
+    for i, text in enumerate(read_sentences("safety")):
+        for scale in PIPER_LENGTH_SCALES:
+            path = out_dir / f"{i:03d}-{scale}.flac"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            soundfile.write(path, speak_joe(text, scale), RATE_HZ, subtype="PCM_16", format="FLAC")
+
+
+def safety_clips() -> list[Clip]:
+    """Ordinary sentences with sound-alikes of lexicon terms: Piper (committed clips) and real voices."""
+    clips = [Clip(SAFETY_DIR / f"{i:03d}-{scale}.flac", text)
+             for i, text in enumerate(read_sentences("safety")) for scale in PIPER_LENGTH_SCALES]
+    real = {clip.path.stem: clip for clip in real_speech()}
+    ids = [line.split("\t", 1)[0] for line in (SENTENCES_DIR / "safety_real.txt").read_text().splitlines()
+           if line.strip() and not line.startswith("#")]
+    return clips + [real[clip_id] for clip_id in ids]
+
+
 def build_long(out_dir: Path, min_seconds: float = 45.0, seed: int = 11, split: str = "heldout") -> Clip:
     """A split's sentences one after another with 0.6-1.5 s pauses, as a medic talks through a casualty."""
     rng = np.random.default_rng(seed)
@@ -165,9 +222,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "asr")
     parser.add_argument("--samples", type=Path, help="write the bundled demo samples into this folder instead")
+    parser.add_argument("--safety", action="store_true", help="write the committed safety set (tests/data)")
     args = parser.parse_args()
     if args.samples:
         build_samples(args.samples)
+        return
+    if args.safety:
+        build_safety()
         return
     for split in ("tune", "heldout"):
         print(split, len(build_split(split, args.out)), "clips")

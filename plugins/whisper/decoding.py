@@ -91,6 +91,9 @@ class DecodeOptions:
     # Called between windows and between decoder steps; raises to abandon the work (a cancelled request, or one
     # past its deadline: tcccd's PluginContext.check_cancelled), so a long file stops instead of running on.
     check: Callable[[], None] | None = None
+    # Called with each kept window's forced.WindowEvidence while its encoder output is still there (engines whose
+    # decoder can be teacher-forced): the stage checks its rewrites and times words on it (review.py).
+    review: Callable[[Any], None] | None = None
 
 
 @dataclass

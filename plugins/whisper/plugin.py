@@ -18,13 +18,16 @@ from pydantic import Field
 
 from tcccd.kit.audio import load_mono
 from tcccd.kit.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
-from tcccd.plugins.whisper.heard import Heard, SegmentWriter
+from tcccd.plugins.whisper.coverage import CoverageSettings
+from tcccd.plugins.whisper.heard import Heard
+from tcccd.plugins.whisper.review import ReviewSettings
 from tcccd.plugins.whisper.vad import RATE_HZ, SpeechDetector, VadSettings, pack_spans
 from tcccd.wire.protocol import Message
 
 RELOAD_KEYS = ("model", "backend", "fallback_backends", "device", "threads", "decoder_int8")
 VOCABULARY_KEYS = ("vocabulary", "vocabulary_correction", "vocabulary_min_similarity", "vocabulary_biasing",
-                   "write_numbers")
+                   "write_numbers", "term_margin_logprob", "number_margin_logprob", "bias_margin_logprob",
+                   "uncertain_below")
 
 
 class WhisperParams(PluginParams):
@@ -56,6 +59,18 @@ class WhisperParams(PluginParams):
                                      "(biasing.py; not on the ctranslate2 backend)")
     write_numbers: bool = Field(True, description="numbers, doses, vitals and times as a medic writes them "
                                 "(0915, 120/80, 92%, 1 g TXA); each segment keeps what was heard")
+    term_margin_logprob: float = Field(ReviewSettings.vocabulary_margin_logprob, ge=-100, le=100,
+                                       description="a lexicon term replaces heard words only if the audio scores "
+                                       "it at most this many nats below them (review.py; tuned on tune.txt)")
+    number_margin_logprob: float = Field(ReviewSettings.number_margin_logprob, ge=-100, le=100,
+                                         description="the same for a number grouping the model did not write "
+                                         "('110' for '100 and 10', '0915' for '0-9-15')")
+    bias_margin_logprob: float = Field(ReviewSettings.bias_margin_logprob, ge=-100, le=100,
+                                       description="a term the decoder bias chose stays if the audio scores it "
+                                       "at most this many nats below the unbiased decoder's reading")
+    uncertain_below: float = Field(ReviewSettings.uncertain_below, ge=0, le=1,
+                                   description="words the model gives a lower probability are listed in each "
+                                   "segment's `uncertain` (tuned on tune.txt)")
 
 
 class WhisperPlugin(Plugin):
@@ -70,10 +85,12 @@ class WhisperPlugin(Plugin):
         self._transcriber: Any = None
         self._detector: SpeechDetector | None = None
         self._corrector: Any = None
-        self._writer = SegmentWriter(None, params.write_numbers)
+        self._reviewer: Any = None
         self._bias: Any = None
         self._streams: dict[str, Any] = {}
         self._dropped_loops = 0
+        self._not_transcribed = 0
+        self._coverage = CoverageSettings()
 
     def setup(self) -> None:
         self._detector = SpeechDetector.load(self._vad_settings())
@@ -86,6 +103,7 @@ class WhisperPlugin(Plugin):
         self._transcriber.transcribe(tone, self._options())
         if self._corrector is not None:
             self._corrector.correct("warm up")
+
 
     def process(self, message: Message) -> Iterator[Message]:
         if message.type == "transcribe":
@@ -103,12 +121,13 @@ class WhisperPlugin(Plugin):
         spans = self._detector.speech_spans(audio)
         chunks = pack_spans(spans, self.params.max_utterance_s, self.params.max_gap_s)
         timings["vad_ms"] = elapsed_ms(t1)
-        results = self._transcriber.transcribe_many([audio[c.start:c.end] for c in chunks], self._options(),
+        results = self._transcriber.transcribe_many([audio[c.start:c.end] for c in chunks], self._options(review=True),
                                                     workers=self.params.decode_workers or self.params.threads
                                                     or cpu_threads())
         heard = Heard()
         for chunk, result in zip(chunks, results, strict=True):
             self._take(result, chunk.start_s, timings, heard)
+        self._cover(audio, [(s.start_s, s.end_s) for s in spans], heard, 0.0, timings)
         timings["total_ms"] = elapsed_ms(t0)
         data = {"text": heard.text, "segments": heard.segments, "duration_s": round(len(audio) / RATE_HZ, 3),
                 "timings_ms": _rounded(timings), "backend": self._transcriber.backend, **heard.dropped_field()}
@@ -117,7 +136,8 @@ class WhisperPlugin(Plugin):
     def _recognise(self, audio: np.ndarray, offset_s: float, timings: dict[str, float], partial: bool = False) -> Heard:
         """Segments Whisper is confident hold speech, vocabulary-corrected, on the recording's clock."""
         heard = Heard()
-        self._take(self._transcriber.transcribe(audio, self._options()), offset_s, timings, heard, partial)
+        options = self._options(review=not partial)
+        self._take(self._transcriber.transcribe(audio, options), offset_s, timings, heard, partial)
         return heard
 
     def _take(self, result: Any, offset_s: float, timings: dict[str, float], heard: Heard,
@@ -128,14 +148,15 @@ class WhisperPlugin(Plugin):
             timings[key] = timings.get(key, 0.0) + ms
         t0 = time.perf_counter()
         for seg in result.segments:
-            written = self._writer.write(seg.text)
+            written = seg.review if seg.review is not None else self._decided_without_audio(seg.text)
             if written is None:
                 continue
-            heard.add(written, offset_s + seg.start_s, offset_s + seg.end_s, seg.avg_logprob, seg.no_speech_prob)
-            if (written.corrections or written.numbers) and not partial:
+            heard.add(written, seg.start_s, seg.end_s, seg.avg_logprob, seg.no_speech_prob, offset_s)
+            if (written.corrections or written.numbers or written.considered) and not partial:
                 self.log.info("transcript rewritten", heard=written.heard, text=written.text,
-                              corrections=written.corrections, numbers=written.numbers)
-        timings["vocabulary_ms"] = timings.get("vocabulary_ms", 0.0) + elapsed_ms(t0)
+                              corrections=written.corrections, numbers=written.numbers,
+                              considered=written.considered)
+        timings["write_ms"] = timings.get("write_ms", 0.0) + elapsed_ms(t0)
         if partial:
             return
         for drop in result.dropped:
@@ -144,6 +165,34 @@ class WhisperPlugin(Plugin):
             self.log.warning("speech dropped: the decoder could only transcribe it as a loop", start_s=start_s,
                              end_s=end_s, heard=drop.heard)
             heard.dropped.append({"start_s": start_s, "end_s": end_s, "reason": drop.reason})
+
+    def _cover(self, audio: np.ndarray, speech: list[tuple[float, float]], heard: Heard, offset_s: float,
+               timings: dict[str, float]) -> None:
+        """Speech VAD found that no kept word covers is decoded again alone; what still gives no words is
+        reported in `dropped` (reason not_transcribed), counted and logged (coverage.py)."""
+        from tcccd.plugins.whisper.coverage import covered_by, recover, uncovered
+
+        settings = self._coverage
+        gaps = uncovered(speech, covered_by(heard.segments, heard.dropped, settings.word_margin_s),
+                         settings.min_uncovered_s)
+        if not gaps:
+            return
+        t0 = time.perf_counter()
+
+        def redo(start_s: float, end_s: float) -> list[dict[str, Any]]:
+            first = max(0, int((start_s - offset_s - settings.redo_margin_s) * RATE_HZ))
+            last = min(len(audio), int((end_s - offset_s + settings.redo_margin_s) * RATE_HZ))
+            again = Heard()
+            self._take(self._transcriber.transcribe(audio[first:last], self._options(review=True)),
+                       offset_s + first / RATE_HZ, timings, again)
+            heard.dropped.extend(again.dropped)
+            return again.segments
+
+        for start_s, end_s in recover(gaps, redo, heard.segments, heard.dropped):
+            self._not_transcribed += 1
+            self.log.warning("speech not transcribed: VAD heard speech that no decode turned into words",
+                             start_s=start_s, end_s=end_s)
+        timings["coverage_ms"] = elapsed_ms(t0)
 
     def _stream(self, message: Message) -> Iterator[Message]:
         from tcccd.plugins.whisper.streaming import StreamSession
@@ -173,6 +222,9 @@ class WhisperPlugin(Plugin):
     def _utterance_reply(self, message: Message, session: Any, utterance: Any) -> Message:
         timings: dict[str, float] = {}
         heard = self._recognise(utterance.audio, utterance.start_s, timings)
+        speech = [(utterance.start_s + s.start_s, utterance.start_s + s.end_s)
+                  for s in self._detector.speech_spans(utterance.audio)]
+        self._cover(utterance.audio, speech, heard, utterance.start_s, timings)
         entry = {"partial": False, "text": heard.text, "utterance": utterance.index,
                  "start_s": round(utterance.start_s, 3), "end_s": round(utterance.end_s, 3), **heard.dropped_field()}
         session.utterances.append(entry)
@@ -208,7 +260,8 @@ class WhisperPlugin(Plugin):
                 "device": self.params.device, "beam_size": self.params.beam_size,
                 "vocabulary_terms": len(self._corrector.terms) if self._corrector else 0,
                 "vocabulary_biasing": self._bias is not None,
-                "open_streams": len(self._streams), "dropped_loops": self._dropped_loops}
+                "open_streams": len(self._streams), "dropped_loops": self._dropped_loops,
+                "not_transcribed": self._not_transcribed}
 
     def teardown(self) -> None:
         self._streams.clear()
@@ -230,6 +283,8 @@ class WhisperPlugin(Plugin):
 
     def _load_vocabulary(self) -> None:
         """The term list feeds both the corrector and the decoder bias; one bad file fails both with one error."""
+        from tcccd.plugins.whisper.bias_check import BiasCheck
+        from tcccd.plugins.whisper.review import ReviewSettings, SegmentReviewer
         from tcccd.plugins.whisper.vocabulary import (
             Phonemizer,
             VocabularyCorrector,
@@ -246,7 +301,18 @@ class WhisperPlugin(Plugin):
             self._bias = self._load_bias(terms) if self.params.vocabulary_biasing else None
         except ValueError as exc:
             raise PluginError(str(exc), code="bad_config") from None
-        self._writer = SegmentWriter(self._corrector, self.params.write_numbers)
+        bias_check = BiasCheck(terms, self._transcriber.tokenizer) if self._bias is not None else None
+        settings = ReviewSettings(self.params.term_margin_logprob, self.params.number_margin_logprob,
+                                  self.params.bias_margin_logprob, self.params.uncertain_below)
+        self._reviewer = SegmentReviewer(self._transcriber.tokenizer, self._corrector, self.params.write_numbers,
+                                         settings, bias_check)
+
+    def _decided_without_audio(self, heard: str) -> Any:
+        """A segment no decoder pass can check (partial results, the ctranslate2 backend): only rewrites that
+        change no word reach its text."""
+        from tcccd.plugins.whisper.review import without_words
+
+        return without_words(self._reviewer.decide(heard, None))
 
     def _one_token_word(self, word: str) -> bool:
         """A word Whisper's vocabulary holds whole: common enough that the speaker may have said it as heard."""
@@ -260,13 +326,15 @@ class WhisperPlugin(Plugin):
 
         return LexiconBias.from_terms(terms, self._transcriber.tokenizer)
 
-    def _options(self) -> Any:
+    def _options(self, review: bool = False) -> Any:
+        """Decoding settings; `review`: check rewrites and time words on each window's audio (final results)."""
         from tcccd.plugins.whisper.transcriber import DecodeOptions
 
         return DecodeOptions(beam_size=self.params.beam_size, temperatures=tuple(self.params.temperatures),
                              no_speech_threshold=self.params.no_speech_threshold, check=self.context.check_cancelled,
                              logprob_threshold=self.params.logprob_threshold,
-                             logits_processors=(self._bias,) if self._bias is not None else ())
+                             logits_processors=(self._bias,) if self._bias is not None else (),
+                             review=self._reviewer if review else None)
 
     def _vad_settings(self) -> VadSettings:
         return VadSettings(threshold=self.params.vad_threshold, min_silence_ms=self.params.min_silence_ms,

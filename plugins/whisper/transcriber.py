@@ -23,9 +23,10 @@ from tcccd.plugins.whisper.decoding import (
     LogitsProcessor,
     WindowResult,
 )
+from tcccd.plugins.whisper.forced import WindowAudio, WindowEvidence, can_force
 from tcccd.plugins.whisper.mel import HOP_LENGTH, N_FRAMES, SAMPLE_RATE_HZ, log_mel_spectrogram
 from tcccd.plugins.whisper.tokenizer import Tokenizer
-from tcccd.plugins.whisper.window_policy import FRAMES_PER_POSITION, WindowDecoder
+from tcccd.plugins.whisper.window_policy import EARLY_END_S, FRAMES_PER_POSITION, WindowDecoder
 
 __all__ = ["DecodeOptions", "DroppedSpeech", "LogitsProcessor", "Segment", "Transcriber", "Transcription"]
 
@@ -45,6 +46,7 @@ class Segment:
     no_speech_prob: float
     compression_ratio: float
     temperature: float
+    review: Any = None  # what options.review made of it (the stage's reviewed text, words, audit trail)
 
 
 @dataclass(frozen=True)
@@ -221,6 +223,11 @@ class Transcriber:
                 continue
             result = outcome.result
             new_segments, advance = self._split_segments(result, seek, segment_frames)
+            if options.review is not None and can_force(self.engine):
+                started = time.perf_counter()
+                options.review(self._evidence(outcome, prompt + history, options, new_segments, seek,
+                                               segment_frames))
+                timings["review_ms"] = timings.get("review_ms", 0.0) + (time.perf_counter() - started) * 1000
             segments.extend(new_segments)
             seek += advance
             if options.condition_on_previous_text and result.temperature <= 0.5:
@@ -251,6 +258,16 @@ class Transcriber:
             futures = {i: pool.submit(self.transcribe, audios[i], options) for i in longest_first}
             return [futures[i].result() for i in range(len(audios))]
 
+    def _evidence(self, outcome: Any, prompt: list[int], options: DecodeOptions, segments: list[Segment],
+                  seek: int, segment_frames: int) -> WindowEvidence:
+        from tcccd.plugins.whisper.decoding import initial_tokens
+
+        audio = WindowAudio(self.engine.steps, outcome.audio, self.tokenizer.eot, self.tokenizer.continues_word)
+        start = initial_tokens(self.tokenizer, options, prompt, self.n_text_ctx)
+        firsts = [sum(len(s.tokens) for s in segments[:k]) for k in range(len(segments))]
+        return WindowEvidence(audio, start, outcome.result.tokens, segments, firsts,
+                              -(-segment_frames // FRAMES_PER_POSITION), seek * HOP_LENGTH / SAMPLE_RATE_HZ)
+
     def _suppressed(self, options: DecodeOptions) -> tuple[int, ...]:
         chosen = self.suppress if options.suppress_tokens is None else options.suppress_tokens
         return tuple(sorted(set(chosen) | set(self.tokenizer.non_speech_tokens())))
@@ -267,7 +284,8 @@ class Transcriber:
             duration_s = segment_frames * HOP_LENGTH / SAMPLE_RATE_HZ
             if stamps and stamps[-1] != begin:
                 duration_s = (stamps[-1] - begin) * SECONDS_PER_TIMESTAMP
-            return [self._segment(tokens, offset_s, offset_s + duration_s, result)], segment_frames
+            segment = self._segment(tokens, offset_s, offset_s + duration_s, result)
+            return [segment], self._consumed(stamps, segment_frames)
         if single_ending:
             cuts.append(len(tokens))
         segments, last = [], 0
@@ -278,8 +296,19 @@ class Transcriber:
             segments.append(self._segment(piece, start_s, end_s, result))
             last = cut
         if single_ending:
-            return segments, segment_frames
+            return segments, self._consumed([t for t in tokens if t >= begin], segment_frames)
         return segments, (tokens[last - 1] - begin) * FRAMES_PER_POSITION
+
+    def _consumed(self, stamps: list[int], segment_frames: int) -> int:
+        """Frames of the window the decode accounts for: all of them, unless its text ended (end of text after a
+        timestamp) more than EARLY_END_S before the window's audio does. openai's rule seeks past the whole window
+        then, and the speech after that point was lost: a real 72 s recording lost a 14 s sentence this way, with
+        nothing reported. The seek stops at the last timestamp instead, so the rest is decoded (or found silent)."""
+        if not stamps:
+            return segment_frames
+        last = (stamps[-1] - self.tokenizer.timestamp_begin) * FRAMES_PER_POSITION
+        early = (segment_frames - last) * HOP_LENGTH / SAMPLE_RATE_HZ > EARLY_END_S
+        return last if last > 0 and early else segment_frames
 
     def _segment(self, tokens: list[int], start_s: float, end_s: float, result: WindowResult) -> Segment:
         return Segment(start_s=round(start_s, 3), end_s=round(end_s, 3),

@@ -137,13 +137,17 @@ def test_a_failed_export_falls_back_to_the_torch_decoder(tmp_path, monkeypatch, 
     assert loaded.transcribe(sentence_audio, DecodeOptions(beam_size=1)).text
 
 
-def test_files_are_keyed_by_the_decoder_weights(tmp_path):
-    state = read_model_source(None).state
-    files = DecoderFiles.for_state(tmp_path, state)
+def test_files_are_keyed_by_the_decoder_weights_and_the_alignment_heads(tmp_path):
+    source = read_model_source(None)
+    state, heads = source.state, source.alignment_heads
+    assert heads == ((1, 0), (2, 0), (2, 5), (3, 0), (3, 1), (3, 2), (3, 3), (3, 4))  # tiny.en's config.json
+    files = DecoderFiles.for_state(tmp_path, state, heads)
     changed = dict(state, **{"decoder.ln.bias": state["decoder.ln.bias"] + np.float16(1)})
     encoder_only = dict(state, **{"encoder.ln_post.bias": state["encoder.ln_post.bias"] + np.float16(1)})
-    assert DecoderFiles.for_state(tmp_path, changed).step != files.step
-    assert DecoderFiles.for_state(tmp_path, encoder_only) == files
+    assert DecoderFiles.for_state(tmp_path, changed, heads).step != files.step
+    assert DecoderFiles.for_state(tmp_path, encoder_only, heads) == files
+    other_heads = DecoderFiles.for_state(tmp_path, state, heads[:4])
+    assert other_heads.align != files.align and other_heads.step == files.step
     assert not files.cached()
 
 
