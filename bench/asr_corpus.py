@@ -6,7 +6,9 @@ with several espeak-ng voices and speeds, some with a light noise floor, and
 with the kit's own Piper voice (joe) at three speaking rates, plus a 45 s
 recording of sentences with pauses and clips that hold no speech at all
 (silence, white/pink/brown noise, breathing). Everything lands in bench/out/,
-which git ignores; `python bench/asr_corpus.py` rebuilds it.
+which git ignores; `python bench/asr_corpus.py` rebuilds it. `--samples samples/`
+writes the demo's samples (Piper), `--espeak-samples tests/data/espeak-samples`
+the tests' espeak-ng ones.
 `--safety` writes the committed safety set (tests/data/safety-speech/: Piper
 reading tests/data/asr/safety.txt); Piper's synthesis draws random noise, so
 those clips are made once and committed rather than made again at test time.
@@ -35,13 +37,21 @@ PIPER_LENGTH_SCALES = (0.8, 1.0, 1.25)  # the kit's voice fast, as shipped, slow
 VOICES = ("en-us", "en-us+m3", "en-us+f2", "en+klatt")
 SPEEDS_WPM = (140, 150, 160, 175)
 NOISE_KINDS = ("silence", "white", "pink", "brown", "breathing")
-SAMPLES = (
+ESPEAK_SAMPLES = (  # tests/data/espeak-samples: robotic voices the tests keep (written by --espeak-samples)
     ("tourniquet.wav", "tourniquet applied at zero nine fifteen", "en-us", 150, 16000, 1),
     ("heart_rate.wav", "heart rate one twenty", "en-us+m3", 150, 16000, 1),
     ("txa.wav", "TXA given", "en-us+f2", 145, 16000, 1),
     ("medevac.wav", "request urgent medevac for one litter casualty", "en-us", 160, 22050, 2),
     ("airway.wav", "nasopharyngeal airway inserted", "en+klatt", 150, 16000, 1),
 )
+DEMO_SAMPLES = (  # samples/: the kit's own Piper voice at several rates (length_scale; written by --samples)
+    ("joe-tourniquet.wav", "Tourniquet applied to the left leg at zero nine fifteen.", 1.0),
+    ("joe-txa.wav", "Gave one gram of TXA at zero nine twenty.", 0.8),
+    ("joe-vitals.wav", "Pulse is one hundred and ten, blood pressure one twenty over eighty.", 1.25),
+    ("joe-first-one.wav", "The first one on the left arm is fine, no tourniquet needed.", 1.0),
+    ("joe-burns.wav", "Burns to the chest and both arms.", 0.8),
+)
+DEMO_REAL = (("tests/data/real-speech/s014.wav", "Go forward ten meters."),)  # a real voice (see its SOURCES.md)
 
 
 @dataclass(frozen=True)
@@ -159,12 +169,14 @@ def build_piper_split(split: str, out_dir: Path) -> list[Clip]:
 
 
 def build_safety(out_dir: Path = SAFETY_DIR) -> None:
-    """The safety set's committed clips: safety.txt read by Piper at each rate, 16 kHz FLAC."""
+    """The safety set's committed clips: safety.txt read by Piper at each rate, 16 kHz FLAC. Only missing clips
+    are made (delete a sentence's clips after editing it)."""
     for i, text in enumerate(read_sentences("safety")):
         for scale in PIPER_LENGTH_SCALES:
             path = out_dir / f"{i:03d}-{scale}.flac"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            soundfile.write(path, speak_joe(text, scale), RATE_HZ, subtype="PCM_16", format="FLAC")
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                soundfile.write(path, speak_joe(text, scale), RATE_HZ, subtype="PCM_16", format="FLAC")
 
 
 def safety_clips() -> list[Clip]:
@@ -207,10 +219,10 @@ def build_noise(out_dir: Path, seconds: float = 5.0, seed: int = 3) -> list[Clip
     return clips
 
 
-def build_samples(samples_dir: Path) -> None:
-    """The bundled demo samples and samples/references.txt (file<TAB>reference)."""
+def build_espeak_samples(samples_dir: Path) -> None:
+    """The espeak-ng samples the tests use and their references.txt (file<TAB>reference)."""
     lines = []
-    for name, text, voice, speed_wpm, rate_hz, channels in SAMPLES:
+    for name, text, voice, speed_wpm, rate_hz, channels in ESPEAK_SAMPLES:
         audio = speak(text, voice, speed_wpm, rate_hz)
         audio = np.concatenate([np.zeros(rate_hz // 5, np.float32), audio, np.zeros(rate_hz // 5, np.float32)])
         _write(samples_dir / name, np.repeat(audio[:, None], channels, axis=1) if channels > 1 else audio, rate_hz)
@@ -218,14 +230,29 @@ def build_samples(samples_dir: Path) -> None:
     (samples_dir / "references.txt").write_text("\n".join(lines) + "\n")
 
 
+def build_demo_samples(samples_dir: Path) -> None:
+    """The demo's samples (the kit's Piper voice) and samples/references.txt (path from the repository<TAB>
+    reference), the real recordings listed after them."""
+    lines = []
+    for name, text, scale in DEMO_SAMPLES:
+        _write(samples_dir / name, speak_joe(text, scale))
+        lines.append(f"samples/{name}\t{text}")
+    lines += [f"{path}\t{text}" for path, text in DEMO_REAL]
+    (samples_dir / "references.txt").write_text("\n".join(lines) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "asr")
-    parser.add_argument("--samples", type=Path, help="write the bundled demo samples into this folder instead")
+    parser.add_argument("--samples", type=Path, help="write the demo samples (Piper) into this folder instead")
+    parser.add_argument("--espeak-samples", type=Path, help="write the tests' espeak-ng samples into this folder")
     parser.add_argument("--safety", action="store_true", help="write the committed safety set (tests/data)")
     args = parser.parse_args()
     if args.samples:
-        build_samples(args.samples)
+        build_demo_samples(args.samples)
+        return
+    if args.espeak_samples:
+        build_espeak_samples(args.espeak_samples)
         return
     if args.safety:
         build_safety()

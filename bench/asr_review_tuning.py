@@ -20,6 +20,7 @@ Coverage: how many stretches of VAD speech each setting would call uncovered
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 from collections import defaultdict
@@ -57,11 +58,12 @@ def label(reference: str, heard: str, changed: str, terms: list[str]) -> str:
     return "right" if errors < 0 else "neutral"
 
 
-def collect() -> tuple[list[dict], list[tuple[float, bool]], list[tuple[list, list]]]:
+def collect(min_similarity: float) -> tuple[list[dict], list[tuple[float, bool]], list[tuple[list, list]]]:
     terms = read_vocabulary(default_vocabulary_path())
     detector = SpeechDetector.load(VadSettings())
     proposals, words, coverage = [], [], []
-    with PluginHarness("whisper", {"beam_size": 5, **REJECT_ALL}, Path(tempfile.mkdtemp())) as harness:
+    params = {"beam_size": 5, "vocabulary_min_similarity": min_similarity, **REJECT_ALL}
+    with PluginHarness("whisper", params, Path(tempfile.mkdtemp())) as harness:
         for clip in tune_clips():
             payload = clip.path.read_bytes()
             [reply] = harness.request(Message("transcribe", payload=payload, final=True, audio=AudioFormat("wav")))
@@ -136,7 +138,10 @@ def coverage_table(coverage: list[tuple[list, list]]) -> None:
 
 
 def main() -> None:
-    proposals, words, coverage = collect()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--min-similarity", type=float, default=0.75, help="the corrector's proposal threshold")
+    args = parser.parse_args()
+    proposals, words, coverage = collect(args.min_similarity)
     print("set: tune.txt only (espeak-ng 4 voices, Piper joe at 3 rates, the tune sentences read as one recording)")
     margin_table(proposals, "vocabulary", "term score >= heard - margin")
     margin_table(proposals, "number", "reading score >= heard - margin")

@@ -68,17 +68,19 @@ def _scores(verdict: Verdict) -> dict[str, float | None]:
 
 def check(text: str, proposals: list[Proposal], scorer: Scorer | None,
           margins: dict[str, float]) -> list[Verdict]:
-    """Each proposal alone against `text`, in one scoring call; a proposal that changes nothing passes as is."""
+    """Each proposal alone against `text`, in one scoring call; a proposal that changes no token of the text
+    (a spelling applied on top, such as "120 over 80" -> "120/80") passes unscored (scores None)."""
     changing = [p for p in proposals if p.applied_to(text) != text]
     if scorer is None:
         verdicts = {id(p): Verdict(p, False, None, None, NOT_CHECKED) for p in changing}
         return [verdicts.get(id(p), Verdict(p, True, None, None)) for p in proposals]
-    totals = scorer([text, *[p.applied_to(text) for p in changing]]) if changing else [0.0]
     verdicts = {}
-    for p, total in zip(changing, totals[1:], strict=True):
-        accepted = total >= totals[0] - margins[p.kind]
-        verdicts[id(p)] = Verdict(p, accepted, totals[0], total, "" if accepted else WEAKER)
-    return [verdicts.get(id(p), Verdict(p, True, totals[0], totals[0])) for p in proposals]
+    if changing:
+        totals = scorer([text, *[p.applied_to(text) for p in changing]])
+        for p, total in zip(changing, totals[1:], strict=True):
+            accepted = total >= totals[0] - margins[p.kind]
+            verdicts[id(p)] = Verdict(p, accepted, totals[0], total, "" if accepted else WEAKER)
+    return [verdicts.get(id(p), Verdict(p, True, None, None)) for p in proposals]
 
 
 def apply(text: str, accepted: list[Proposal]) -> str:

@@ -92,7 +92,7 @@ def test_steps_follow_the_torch_decoder(onnx_transcriber, torch_decoder):
 @pytest.mark.parametrize("beam_size", [1, 5])
 def test_bundled_samples_give_the_tokens_the_torch_decoder_gave(onnx_transcriber, torch_twin, beam_size):
     options = DecodeOptions(beam_size=beam_size)
-    for path in sorted((ROOT / "samples").glob("*.wav")):
+    for path in sorted((ROOT / "tests" / "data" / "espeak-samples").glob("*.wav")):
         audio = _mono_16k(path)
         ours = onnx_transcriber.transcribe(audio, options)
         theirs = torch_twin.transcribe(audio, options)
