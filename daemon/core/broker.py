@@ -33,6 +33,7 @@ from tcccd.core.supervisor import Supervisor
 from tcccd.core.workers import WorkerHandle
 from tcccd.wire import messages
 from tcccd.wire.protocol import MAX_HEADER_BYTES, Message, ProtocolError
+from tcccd.wire.states import ROUTABLE, SERVING, WorkerState
 
 Respond = Callable[[Message], None]
 
@@ -197,12 +198,12 @@ class Broker:
         if runtime is None:
             return "stage_disabled", f"stage {name!r} is disabled; set enabled: true for it in the config"
         handle = self.supervisor.worker_of(name)
-        if handle.state == "failed":
+        if handle.state == WorkerState.FAILED:
             wait_s = max(0.0, handle.next_start_at - time.monotonic())
             return "stage_failed", (f"stage {name!r} (plugin {runtime.config.plugin}) has failed: "
                                     f"{handle.last_error}; next retry in {wait_s:.0f} s, or fix the cause and "
                                     f"reload tcccd")
-        if handle.state not in ("ready", "degraded", "unloaded", "loading"):  # an unloaded one loads on demand
+        if handle.state not in ROUTABLE:  # an unloaded one loads on demand
             return "unavailable", f"stage {name!r} is {handle.state}; retry in a few seconds"
         return None
 
@@ -220,7 +221,7 @@ class Broker:
         deadline_at = request.deadline_at or now + self.config.daemon.default_deadline_s
         left_s = round(max(0.001, deadline_at - now), 3)
         handle = self.supervisor.worker_of(stage)
-        if handle.state in ("unloaded", "loading") or stage in self.held:
+        if handle.state in (WorkerState.UNLOADED, WorkerState.LOADING) or stage in self.held:
             self.held.setdefault(stage, []).append((request.id, message))  # sent, in order, once it is ready
             self.supervisor.load(handle)
             return
@@ -232,7 +233,7 @@ class Broker:
         for stage in list(self.held):
             if stage not in self.supervisor.stages:
                 del self.held[stage]  # gone with a reload, which ended its requests
-            elif self.supervisor.worker_of(stage).state in ("ready", "degraded"):
+            elif self.supervisor.worker_of(stage).state in SERVING:
                 for request_id, message in self.held.pop(stage):
                     request = self.requests.get(request_id)
                     if request is not None:

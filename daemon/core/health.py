@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from tcccd.wire.states import HEALTHY, WorkerState
+
 
 def stage_state(worker_state: str, stage_health: dict[str, Any]) -> str:
     """A stage's state: its worker's, unless the plugin itself reports worse."""
     reported = stage_health.get("state")
-    if worker_state == "ready" and reported in ("degraded", "failed"):
+    if worker_state == WorkerState.READY and reported in (WorkerState.DEGRADED, WorkerState.FAILED):
         return reported
     return worker_state
 
@@ -21,9 +23,9 @@ def stage_state(worker_state: str, stage_health: dict[str, Any]) -> str:
 def overall_state(stage_states: list[str], stopping: bool) -> str:
     if stopping:
         return "stopping"
-    if any(s in ("starting",) for s in stage_states):
+    if WorkerState.STARTING in stage_states:
         return "starting"
-    if all(s in ("ready", "unloaded", "loading") for s in stage_states):  # unloaded: idle, loads on demand
+    if all(s in HEALTHY for s in stage_states):  # unloaded: idle, loads on demand
         return "healthy"
     return "degraded"
 
@@ -31,7 +33,7 @@ def overall_state(stage_states: list[str], stopping: bool) -> str:
 def summary_line(report: dict[str, Any]) -> str:
     """One line for systemd's STATUS= and the top of the table."""
     stages = report["stages"]
-    ready = sum(1 for s in stages if s["state"] == "ready")
+    ready = sum(1 for s in stages if s["state"] == WorkerState.READY)
     line = f"{report['state']}: profile {report['profile']['name']}, {ready}/{len(stages)} plugins ready"
     if report["last_errors"]:
         line += f"; last error: {report['last_errors'][-1]['message'][:120]}"

@@ -25,6 +25,7 @@ import structlog
 
 from tcccd.record.feed import TranscriptFeed
 from tcccd.wire.protocol import Message
+from tcccd.wire.states import SERVING
 
 SOURCE_CLIENT_PREFIX = b"source:"
 
@@ -78,7 +79,7 @@ class SourceRouter:
             runtime = self.broker.supervisor.stages.get(name)
             if runtime is None:
                 return f"stage {name!r} is disabled"
-            if self.broker.supervisor.worker_of(name).state not in ("ready", "degraded"):
+            if self.broker.supervisor.worker_of(name).state not in SERVING:
                 return f"stage {name!r} is not ready"
         return None
 

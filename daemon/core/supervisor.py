@@ -30,6 +30,7 @@ import zmq
 from tcccd.config import Config
 from tcccd.core.workers import StageRuntime, WorkerHandle, describe_exit, worker_env, worker_spec
 from tcccd.wire.protocol import Message, ProtocolError
+from tcccd.wire.states import COMING_UP, SERVING, SETTLED, WorkerState
 
 
 class Supervisor:
@@ -159,8 +160,8 @@ class Supervisor:
         spec_path.write_text(json.dumps(worker_spec(handle, self.config, self.profile, endpoints)))
         handle.proc = subprocess.Popen([sys.executable, "-m", "tcccd.worker", str(spec_path)],
                                        stdin=subprocess.DEVNULL, env=worker_env(handle, len(self.workers)))
-        if handle.state != "failed":
-            handle.state = "starting" if handle.restarts == 0 else "restarting"
+        if handle.state != WorkerState.FAILED:
+            handle.state = WorkerState.STARTING if handle.restarts == 0 else WorkerState.RESTARTING
         handle.started_at = handle.last_pong_at = time.monotonic()
         handle.exit_reason = None
         handle.info = {"pid": handle.proc.pid}
@@ -175,7 +176,8 @@ class Supervisor:
             handle.prune_restarts(now)
             if handle.proc is not None and handle.proc.poll() is not None:
                 self._on_exit(handle, handle.proc.returncode, now)
-            elif handle.proc is None and handle.state in ("restarting", "failed") and now >= handle.next_start_at:
+            elif handle.proc is None and handle.state in (WorkerState.RESTARTING, WorkerState.FAILED) \
+                    and now >= handle.next_start_at:
                 self.spawn(handle)
             elif handle.alive:
                 self._check_deadlines(handle, now)
@@ -194,7 +196,7 @@ class Supervisor:
         elif busy.get("overdue_s", 0) > hang_s:
             self.kill(handle, f"hung: still busy with request {busy['request_id']} {busy['overdue_s']:.1f} s "
                               f"after its deadline (hang_timeout_s={hang_s:g}), although it was cancelled")
-        elif handle.state in ("starting", "restarting", "failed", "loading") and \
+        elif handle.state in COMING_UP and \
                 now - handle.started_at > handle.limit("start_timeout_s"):
             self.kill(handle, f"not ready within start_timeout_s={handle.limit('start_timeout_s'):g}")
 
@@ -206,30 +208,30 @@ class Supervisor:
 
     def _on_exit(self, handle: WorkerHandle, returncode: int, now: float) -> None:
         handle.proc = None
-        if handle.state == "unloaded" and not self.stopping:
+        if handle.state == WorkerState.UNLOADED and not self.stopping:
             return  # it was asked to go (tcccd.memory): not a crash, and it starts again on demand
         reason = handle.exit_reason or describe_exit(returncode)
         handle.last_error = reason
         for stage in handle.stages:
             stage.pending = 0  # what was queued in the dead process is gone with it
         if self.stopping:
-            handle.state = "stopped"
+            handle.state = WorkerState.STOPPED
             return
         self.log.error("worker exited", worker=handle.name, reason=reason, returncode=returncode)
         self.on_worker_lost(handle, reason)
-        if handle.state == "failed":
+        if handle.state == WorkerState.FAILED:
             handle.failed_retries += 1
         else:
             handle.restart_times.append(now)
             handle.prune_restarts(now)
             if len(handle.restart_times) > handle.policy.max_restarts:
-                handle.state = "failed"
+                handle.state = WorkerState.FAILED
                 handle.failed_retries = 0
                 self.log.error("restart budget spent: stage failed, retried with a long backoff",
                                worker=handle.name, restarts=handle.restarts, window_s=handle.policy.window_s)
             else:
                 handle.restarts += 1
-                handle.state = "restarting"
+                handle.state = WorkerState.RESTARTING
         handle.next_start_at = now + handle.next_backoff_s()
 
     def on_control(self, frames: list[bytes]) -> tuple[WorkerHandle, Message] | None:
@@ -243,9 +245,9 @@ class Supervisor:
             self.log.error("unreadable control message from a worker", worker=handle.name, error=str(exc))
             return None
         if message.type == "ready":
-            if handle.state == "failed":
+            if handle.state == WorkerState.FAILED:
                 handle.restart_times.clear()  # it came back after its budget was spent: a fresh budget
-            handle.state = "degraded" if handle.restart_times else "ready"
+            handle.state = WorkerState.DEGRADED if handle.restart_times else WorkerState.READY
             handle.failed_retries = 0
             self._take_health(handle, message.data)
             self.log.info("worker ready", worker=handle.name, pid=message.data.get("pid"))
@@ -265,8 +267,8 @@ class Supervisor:
             return
         handle.last_pong_at = time.monotonic()
         self._take_health(handle, pong.data)
-        if handle.state == "degraded" and not handle.restart_times:
-            handle.state = "ready"
+        if handle.state == WorkerState.DEGRADED and not handle.restart_times:
+            handle.state = WorkerState.READY
 
     def _take_health(self, handle: WorkerHandle, data: dict[str, Any]) -> None:
         handle.info = {k: v for k, v in data.items() if k != "stages"}
@@ -283,33 +285,33 @@ class Supervisor:
 
     def all_failed(self) -> bool:
         """Every stage has spent its restart budget: nothing serves, a daemon restart is the next remedy."""
-        return bool(self.workers) and all(h.state == "failed" for h in self.workers.values())
+        return bool(self.workers) and all(h.state == WorkerState.FAILED for h in self.workers.values())
 
     def settled(self) -> bool:
         """Every worker either ready or failed: start-up is over."""
-        return all(h.state in ("ready", "degraded", "failed", "unloaded") for h in self.workers.values())
+        return all(h.state in SETTLED for h in self.workers.values())
 
     # -- unloading idle workers for the memory capper ----------------------------------------------------------
 
     def unload(self, handle: WorkerHandle) -> bool:
         """Stop an idle worker to give its memory back; `load` starts it again when a request needs it."""
-        if not handle.alive or handle.state not in ("ready", "degraded"):
+        if not handle.alive or handle.state not in SERVING:
             return False
-        handle.state = "unloaded"
+        handle.state = WorkerState.UNLOADED
         self.send_control(handle, Message("shutdown"))
         self.log.info("worker unloaded", worker=handle.name)
         return True
 
     def load(self, handle: WorkerHandle) -> None:
         """Start an unloaded worker again (state `loading` until it says ready); no-op in any other state."""
-        if handle.state != "unloaded":
+        if handle.state != WorkerState.UNLOADED:
             return
         if handle.proc is not None:  # still on its way out, idle: do not wait for it
             handle.proc.kill()
             handle.proc.wait(5)
             handle.proc = None
         self.spawn(handle)
-        handle.state = "loading"
+        handle.state = WorkerState.LOADING
 
     def commit_params(self, params: dict[str, dict[str, Any]], profile: str) -> None:
         """A profile switch every worker accepted: restarts from now on start with these parameters."""
@@ -336,4 +338,4 @@ class Supervisor:
                 handle.proc.kill()
                 handle.proc.wait(5)
             handle.proc = None
-            handle.state = "stopped"
+            handle.state = WorkerState.STOPPED

@@ -16,6 +16,7 @@ from typing import Any
 
 from tcccd.config import Config, RestartPolicy, StageConfig
 from tcccd.system.notify import child_env
+from tcccd.wire.states import WorkerState
 
 THREAD_VARIABLES = ("TCCCD_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
@@ -45,7 +46,7 @@ class WorkerHandle:
         self.stages = stages
         self.generation = 0
         self.proc: subprocess.Popen[bytes] | None = None
-        self.state = "starting"
+        self.state = WorkerState.STARTING
         self.started_at = 0.0
         self.last_pong_at = 0.0
         self.next_start_at = 0.0
@@ -83,7 +84,7 @@ class WorkerHandle:
     def next_backoff_s(self) -> float:
         """Seconds before the next start: short while the budget lasts, then the capped failed-retry backoff."""
         policy = self.policy
-        if self.state == "failed":
+        if self.state == WorkerState.FAILED:
             return min(policy.failed_retry_max_s, policy.failed_retry_initial_s * 2 ** self.failed_retries)
         return min(policy.backoff_max_s, policy.backoff_initial_s * 2 ** (len(self.restart_times) - 1))
 

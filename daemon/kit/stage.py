@@ -22,9 +22,8 @@ from pydantic import ValidationError
 from tcccd.kit import registry
 from tcccd.kit.plugin import CancelScope, LatencyWindow, Plugin, PluginContext, PluginError, elapsed_ms
 from tcccd.wire.protocol import Message
+from tcccd.wire.states import WorkerState
 from tcccd.wire.validation import format_validation_error
-
-STATES = ("starting", "ready", "degraded", "failed", "restarting", "stopped")
 
 
 class Stage:
@@ -32,7 +31,7 @@ class Stage:
                  state_dir: Path, profile: str = "field") -> None:
         self.name = name
         self.plugin_cls: type[Plugin] = registry.load(plugin_ref)
-        self.state = "starting"
+        self.state = WorkerState.STARTING
         self.last_error: str | None = None
         self.errors = 0
         self.latency = LatencyWindow()
@@ -46,7 +45,7 @@ class Stage:
         t0 = time.perf_counter()
         self.plugin.setup()
         self.plugin.warmup()
-        self.state = "ready"
+        self.state = WorkerState.READY
         self.log.info("stage ready", setup_ms=round(elapsed_ms(t0), 1))
 
     def handle(self, message: Message, scope: CancelScope | None = None) -> Iterator[Message]:
@@ -128,5 +127,5 @@ class Stage:
                 "errors": self.errors, "latency": self.latency.percentiles(), **extra}
 
     def stop(self) -> None:
-        self.state = "stopped"
+        self.state = WorkerState.STOPPED
         self.plugin.teardown()
