@@ -1,5 +1,6 @@
 """The health verdict: what the daemon says about itself in one word and one line.
 
+`RecentErrors` keeps the last errors every part notes, for the report;
 `overall_state` is the one word an operator acts on (tcccd.cli.status_screen
 turns it into `tcccd status`'s exit code); `summary_line` is what systemd's
 STATUS= and the top of the screen show.
@@ -7,6 +8,8 @@ STATUS= and the top of the screen show.
 
 from __future__ import annotations
 
+import collections
+import time
 from typing import Any
 
 from tcccd.wire.states import HEALTHY, WorkerState
@@ -38,3 +41,13 @@ def summary_line(report: dict[str, Any]) -> str:
     if report["last_errors"]:
         line += f"; last error: {report['last_errors'][-1]['message'][:120]}"
     return line
+
+
+class RecentErrors:
+    """The last errors any part of the daemon noted (request failures, journal faults, source problems)."""
+
+    def __init__(self, keep: int = 20) -> None:
+        self.entries: collections.deque[dict[str, Any]] = collections.deque(maxlen=keep)
+
+    def note(self, request_id: str, text: str) -> None:
+        self.entries.append({"ts": time.time(), "request_id": request_id, "message": text})

@@ -1,10 +1,11 @@
 """Requests no client sent: audio from a source stage (the microphone), routed like a client's stream.
 
 A source stage's worker sends unsolicited messages (`Plugin.poll`) carrying
-`data.source`. The broker hands any worker output no open request owns to
-`on_unowned`; here a source's message becomes a request of a daemon-owned
-client, `source:<stage>`, routed by its type (`stream` -> ASR) through the
-broker's ordinary path: the same caps, queues, drops and deadlines as a client.
+`data.source`. The broker hands any worker output that no open request owns
+to `route`; here a source's message becomes a request of a daemon-owned
+client, `source:<stage>` (tcccd.core.clients), which the broker then takes
+through its ordinary path: the same caps, queues, drops and deadlines as a
+client's stream.
 
 The source names its stream; the daemon keys the request with its own id, so a
 stream whose request was ended under it (ASR restarted, idle timeout) carries on
@@ -18,21 +19,28 @@ errors are noted once per kind.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import structlog
 
+from tcccd.config import Config
+from tcccd.core.clients import SOURCE_CLIENT
+from tcccd.core.requests import RequestTable
+from tcccd.core.supervisor import Supervisor
+from tcccd.core.workers import WorkerHandle
 from tcccd.record.feed import TranscriptFeed
 from tcccd.wire.protocol import Message
 from tcccd.wire.states import SERVING
 
-SOURCE_CLIENT_PREFIX = b"source:"
-
 
 class SourceRouter:
-    def __init__(self, broker: Any, feed: TranscriptFeed) -> None:
-        self.broker = broker
+    def __init__(self, config: Callable[[], Config], supervisor: Supervisor, requests: RequestTable,
+                 feed: TranscriptFeed) -> None:
+        self.config = config
+        self.supervisor = supervisor
+        self.requests = requests
         self.feed = feed
         self.request_of: dict[str, str] = {}  # the source's stream id -> the request carrying it now
         self.source_of: dict[bytes, str] = {}  # source client -> its data.source name ("mic")
@@ -41,47 +49,42 @@ class SourceRouter:
         self._noted: set[str] = set()
         self.log = structlog.get_logger()
 
-    @staticmethod
-    def is_source(client: bytes) -> bool:
-        return client.startswith(SOURCE_CLIENT_PREFIX)
+    def owns(self, handle: WorkerHandle, message: Message) -> bool:
+        """A source stage's unsolicited message (else: a late output of an ended request)."""
+        return isinstance(message.data.get("source"), str) and \
+            message.stage in {s.config.name for s in handle.stages}
 
-    def source_name(self, client: bytes) -> str:
-        return self.source_of.get(client, "client")
-
-    def on_unowned(self, handle: Any, message: Message) -> None:
-        """A worker output with no open request: a source's message, or a late output of an ended request."""
-        source = message.data.get("source")
-        if not isinstance(source, str) or message.stage not in {s.config.name for s in handle.stages}:
-            self.broker.counters["late_outputs"] += 1
-            return
+    def route(self, message: Message) -> tuple[bytes, Message] | None:
+        """The (client, message) to take as a client's request, or None when the route cannot take it now."""
         self.counters["source_chunks"] += 1
-        client = SOURCE_CLIENT_PREFIX + message.stage.encode()
-        self.source_of[client] = source
+        client = SOURCE_CLIENT + str(message.stage).encode()
+        self.source_of[client] = message.data["source"]
         request_id = self.request_of.get(message.id)
-        if request_id is None or request_id not in self.broker.requests:
-            route = self.broker.config.routes.get(message.type)
-            problem = self._not_routable(message.type, route)
+        if request_id is None or request_id not in self.requests:
+            problem = self._not_routable(message.type, self.config().routes.get(message.type))
             if problem:
                 self.counters["source_chunks_not_routed"] += 1
                 self._note_once(problem, f"audio from {message.stage!r} not routed: {problem}")
-                return
+                return None
             request_id = f"{message.id}.{next(self._ids)}"
             self.request_of[message.id] = request_id
             self._noted.clear()  # routable again: the next problem is news
         if message.final:
             self.request_of.pop(message.id, None)
-        self.broker.on_client(client, replace(message, id=request_id, stage=None))
+        return client, replace(message, id=request_id, stage=None)
 
     def _not_routable(self, kind: str, route: list[str] | None) -> str | None:
         if route is None:
             return f"no route for {kind!r} (add routes: {{{kind}: [asr]}})"
         for name in route:
-            runtime = self.broker.supervisor.stages.get(name)
-            if runtime is None:
+            if name not in self.supervisor.stages:
                 return f"stage {name!r} is disabled"
-            if self.broker.supervisor.worker_of(name).state not in SERVING:
+            if self.supervisor.worker_of(name).state not in SERVING:
                 return f"stage {name!r} is not ready"
         return None
+
+    def source_name(self, client: bytes) -> str:
+        return self.source_of.get(client, "source")
 
     def on_reply(self, client: bytes, message: Message) -> None:
         """What the broker would send the source client: partials are published, errors noted."""
@@ -101,12 +104,3 @@ class SourceRouter:
 
     def report(self) -> dict[str, Any]:
         return {**self.counters, "open_streams": len(self.request_of)}
-
-
-def attach(broker: Any, feed: TranscriptFeed) -> SourceRouter:
-    """Wire a router into the broker: unowned outputs, replies to source clients, and final transcripts."""
-    router = SourceRouter(broker, feed)
-    broker.on_unowned = router.on_unowned
-    broker.on_source_reply = router.on_reply
-    broker.publish_transcript = lambda request, message: feed.final(message, router.source_name(request.client))
-    return router

@@ -234,28 +234,18 @@ class Supervisor:
                 handle.state = WorkerState.RESTARTING
         handle.next_start_at = now + handle.next_backoff_s()
 
-    def on_control(self, frames: list[bytes]) -> tuple[WorkerHandle, Message] | None:
-        """Readiness and set-up failures are the supervisor's; other control messages are returned."""
-        handle = self.handle_by_identity(frames[0])
-        if handle is None:
-            return None  # a message from a worker generation that has since been replaced
-        try:
-            message = Message.from_frames(frames[1:])
-        except ProtocolError as exc:
-            self.log.error("unreadable control message from a worker", worker=handle.name, error=str(exc))
-            return None
-        if message.type == "ready":
-            if handle.state == WorkerState.FAILED:
-                handle.restart_times.clear()  # it came back after its budget was spent: a fresh budget
-            handle.state = WorkerState.DEGRADED if handle.restart_times else WorkerState.READY
-            handle.failed_retries = 0
-            self._take_health(handle, message.data)
-            self.log.info("worker ready", worker=handle.name, pid=message.data.get("pid"))
-        elif message.type == "setup_failed":
-            handle.exit_reason = f"set-up failed: {message.data.get('error')}"
-        else:
-            return handle, message
-        return None
+    def on_ready(self, handle: WorkerHandle, message: Message) -> None:
+        """A worker's stages are set up and warmed: it serves (degraded while restarts are fresh)."""
+        if handle.state == WorkerState.FAILED:
+            handle.restart_times.clear()  # it came back after its budget was spent: a fresh budget
+        handle.state = WorkerState.DEGRADED if handle.restart_times else WorkerState.READY
+        handle.failed_retries = 0
+        self._take_health(handle, message.data)
+        self.log.info("worker ready", worker=handle.name, pid=message.data.get("pid"))
+
+    def on_setup_failed(self, handle: WorkerHandle, message: Message) -> None:
+        """A stage could not set up; the worker exits next and is restarted with this as the reason."""
+        handle.exit_reason = f"set-up failed: {message.data.get('error')}"
 
     def on_heartbeat(self, frames: list[bytes]) -> None:
         handle = self.handle_by_identity(frames[0])

@@ -51,36 +51,47 @@ class Stage:
     def handle(self, message: Message, scope: CancelScope | None = None) -> Iterator[Message]:
         """The plugin's outputs for one input, with the stage contract enforced.
 
-        `scope` is what the plugin's context.check_cancelled() reads while this input is processed.
+        `scope` is what the plugin's context.check_cancelled() reads while this input is processed. The request's
+        log context is bound only while the plugin computes, never across a yield: what the worker does between
+        two outputs (control messages, another stage's poll) is not logged as this request's.
         """
         t0 = time.perf_counter()
-        final_sent = False
+        outputs = self._outputs(message)
         self.plugin.context.scope = scope
-        with structlog.contextvars.bound_contextvars(request_id=message.id, stage=self.name):
-            try:
-                for out in self.plugin.process(message):
-                    if final_sent:
-                        self.log.warning("output after the final reply dropped", type=out.type)
-                        continue
-                    final_sent = out.final
-                    yield replace(out, id=message.id, stage=self.name)
-            except PluginError as exc:
-                self._note_error(str(exc))
-                final_sent = True
-                yield replace(message.error(exc.code, str(exc)), stage=self.name)
-            except Exception as exc:  # noqa: BLE001 - one bad request must not take the stage down
-                text = f"{self.plugin_cls.name} failed on this request: {type(exc).__name__}: {exc}"
-                self._note_error(text)
-                self.log.error("plugin raised", exc_info=True, traceback=traceback.format_exc(limit=8))
-                final_sent = True
-                yield replace(message.error("plugin_error", text), stage=self.name)
-            finally:
-                self.plugin.context.scope = None
-            if message.final and not final_sent:
-                text = f"{self.plugin_cls.name} returned no final reply for this request"
-                self._note_error(text)
-                yield replace(message.error("plugin_error", text), stage=self.name)
+        try:
+            while True:
+                with structlog.contextvars.bound_contextvars(request_id=message.id, stage=self.name):
+                    out = next(outputs, None)
+                if out is None:
+                    break
+                yield out
+        finally:
+            self.plugin.context.scope = None
         self.latency.add(elapsed_ms(t0))
+
+    def _outputs(self, message: Message) -> Iterator[Message]:
+        final_sent = False
+        try:
+            for out in self.plugin.process(message):
+                if final_sent:
+                    self.log.warning("output after the final reply dropped", type=out.type)
+                    continue
+                final_sent = out.final
+                yield replace(out, id=message.id, stage=self.name)
+        except PluginError as exc:
+            self._note_error(str(exc))
+            final_sent = True
+            yield replace(message.error(exc.code, str(exc)), stage=self.name)
+        except Exception as exc:  # noqa: BLE001 - one bad request must not take the stage down
+            text = f"{self.plugin_cls.name} failed on this request: {type(exc).__name__}: {exc}"
+            self._note_error(text)
+            self.log.error("plugin raised", exc_info=True, traceback=traceback.format_exc(limit=8))
+            final_sent = True
+            yield replace(message.error("plugin_error", text), stage=self.name)
+        if message.final and not final_sent:
+            text = f"{self.plugin_cls.name} returned no final reply for this request"
+            self._note_error(text)
+            yield replace(message.error("plugin_error", text), stage=self.name)
 
     def poll(self) -> Iterator[Message]:
         """A source plugin's unsolicited messages, stamped with this stage; a failing poll is logged, not fatal."""

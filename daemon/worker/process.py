@@ -101,9 +101,7 @@ class Worker:
 
     def start_stages(self) -> None:
         structlog.contextvars.bind_contextvars(profile=self.spec["profile"])
-        self.send_control("hello", pid=os.getpid())
         for spec in self.spec["stages"]:
-            self.send_control("stage", stage=spec["name"], state="starting")
             stage = Stage(spec["name"], spec["plugin"], spec["params"], cache_dir=Path(self.spec["cache_dir"]),
                           state_dir=Path(self.spec["state_dir"]), profile=self.spec["profile"])
             stage.start()
@@ -151,8 +149,13 @@ class Worker:
         self.refresh_snapshot(SNAPSHOT_MAX_AGE_S)
 
     def drain_control(self) -> None:
+        """Control messages waiting; one the daemon garbled is logged and skipped, never fatal, never mid-request."""
         while self.running and self.control.poll(0):
-            message = Message.from_frames(self.control.recv_multipart())
+            try:
+                message = Message.from_frames(self.control.recv_multipart())
+            except ProtocolError as exc:
+                self.log.error("unreadable control message from the daemon", error=str(exc))
+                continue
             self.on_control(message)
 
     def on_control(self, message: Message) -> None:
@@ -222,18 +225,18 @@ class Worker:
         self.data.send_multipart(Message("ack", id=message.id, stage=message.stage).to_frames())
 
     def send_outputs(self, stage: Stage, message: Message, scope: CancelScope) -> None:
-        final_sent = False
-        try:
-            for out in stage.handle(message, scope):
-                self.data.send_multipart(out.to_frames())
-                final_sent = final_sent or out.final
-                self.drain_control()
-        except (TypeError, ValueError) as exc:  # an output that cannot be encoded: a plugin bug, not a crash
-            self.log.error("plugin output could not be encoded", exc_info=True)
-            if not final_sent:
+        for out in stage.handle(message, scope):
+            try:
+                frames = out.to_frames()
+            except (TypeError, ValueError) as exc:  # an output that cannot be encoded: a plugin bug, not a crash
+                self.log.error("plugin output could not be encoded", request_id=message.id, exc_info=True)
+                if not out.final:
+                    continue
                 error = message.error("plugin_error", f"{stage.plugin_cls.name} produced an output that cannot be "
                                                       f"sent: {exc}")
-                self.data.send_multipart(replace(error, stage=stage.name).to_frames())
+                frames = replace(error, stage=stage.name).to_frames()
+            self.data.send_multipart(frames)
+            self.drain_control()
 
     def stop(self) -> None:
         self.heartbeat.stop()

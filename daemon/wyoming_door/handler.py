@@ -39,16 +39,18 @@ from tcccd.wyoming_door.settings import WyomingSettings
 class WyomingHandler(AsyncEventHandler):
     _ids = itertools.count(1)
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, settings: WyomingSettings,
-                 ctx: zmq.asyncio.Context, endpoint: str, reply_wait_s: float, counters: DoorCounters,
-                 streams_transcripts: Callable[[], bool]) -> None:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, open_handlers: set[Any],
+                 settings: WyomingSettings, ctx: zmq.asyncio.Context, endpoint: str, reply_wait_s: float,
+                 counters: DoorCounters, streams_transcripts: Callable[[], bool]) -> None:
         self.bounded = BoundedReader(reader, settings.max_audio_bytes)
         super().__init__(self.bounded, writer)  # type: ignore[arg-type] - the parser needs readline/readexactly
         self.settings = settings
         self.counters = counters
         self.streams_transcripts = streams_transcripts
         self.number = next(self._ids)
-        self.link = TcccdLink(ctx, endpoint, f"wyoming:{self.number}".encode(), reply_wait_s)
+        self.link = TcccdLink(ctx, endpoint, str(self.number).encode(), reply_wait_s)
+        self.open_handlers = open_handlers
+        open_handlers.add(self)
         self.log = structlog.get_logger().bind(wyoming_connection=self.number)
         self._work: asyncio.Task[None] | None = None
         self._audio: Transcription | None = None
@@ -226,6 +228,7 @@ class WyomingHandler(AsyncEventHandler):
             await asyncio.gather(self._work, return_exceptions=True)
         self.link.close()
         self.counters.connections_open -= 1
+        self.open_handlers.discard(self)
 
 
 class _OpenRequest:
