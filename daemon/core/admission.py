@@ -53,8 +53,8 @@ class Admission:
             return refusal
         full = [name for name in route if self.supervisor.stages[name].queue_full]
         if full:
-            self.supervisor.count_busy(full[0])
             stage = self.supervisor.stages[full[0]]
+            stage.busy_rejections += 1
             return "busy", (f"stage {full[0]!r} has {stage.pending} messages queued "
                             f"(max_queue={stage.config.max_queue}); retry later"), {}
         cap = self.requests.cap_refusal(client, streaming=not message.final)

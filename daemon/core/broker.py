@@ -8,7 +8,7 @@ when it has none. The request table (tcccd.core.requests) remembers ended ids, s
 late message never opens a second request nor earns a second final.
 
 The broker decides; the supervisor sends to workers and keeps the stage
-counters (`send_to_stage`, `count_busy`, ...); local requests (status,
+counters (`send_to_stage`, `cancel`, ...); local requests (status,
 profiles) are answered by the handler the daemon gives (`local`); whether a new
 request is accepted is tcccd.core.admission's to say; replies leave through the
 client's door (tcccd.core.clients), or, for audio no client sent, through the
@@ -170,7 +170,7 @@ class Broker:
 
     def _drop_chunk(self, request: Request, stage: str, message: Message) -> None:
         """Live audio that cannot be queued is dropped, counted and reported, never lost silently."""
-        self.supervisor.count_dropped_chunk(stage)
+        self.supervisor.stages[stage].dropped_audio_chunks += 1
         text = f"stage {stage!r} is behind: chunk seq {message.seq} dropped"
         self.reply(request.client, message.error("busy", text, final=False))
         if message.final:
@@ -216,7 +216,7 @@ class Broker:
         stage = message.stage if message.stage in request.route else None
         if message.type == "error" and message.final:
             if stage is not None:
-                self.supervisor.stages[stage].last_error = message.data.get("message")
+                self.supervisor.note_stage_error(stage, message.data.get("message"))
             self.finish(message.id, message)  # an error from any hop (no_stage included) ends the request
             self._cancel(request)
             return

@@ -124,7 +124,7 @@ class Daemon:
         self.security.secure(self.events)
         self.events.bind(d.events_endpoint)
         self.clients.bind(self.ctx, self.security.secure)
-        self.supervisor.bind(self.ctx)
+        self.supervisor.links.bind(self.ctx)
 
     def install_signals(self) -> socket.socket:
         reader, writer = socket.socketpair()
@@ -146,8 +146,8 @@ class Daemon:
         self.log.info("tcccd started", version=__version__, pid=os.getpid(),
                       client_endpoint=self.config.daemon.client_endpoint, curve=self.security.enabled)
         poller = zmq.Poller()
-        sup = self.supervisor
-        for sock in (wakeup, sup.heartbeat, sup.control, sup.data, *self.clients.sockets):
+        links = self.supervisor.links
+        for sock in (wakeup, links.heartbeat, links.control, links.data, *self.clients.sockets):
             poller.register(sock, zmq.POLLIN)
         while True:
             events = dict(poller.poll(TICK_S * 1000))
@@ -177,13 +177,13 @@ class Daemon:
 
     def serve_sockets(self) -> None:
         """Drain what is waiting, control first: a heartbeat never queues behind audio."""
-        sup, broker = self.supervisor, self.broker
-        while sup.heartbeat.poll(0):
-            sup.on_heartbeat(sup.heartbeat.recv_multipart())
-        while sup.control.poll(0):
-            self.control.on_frames(sup.control.recv_multipart())
-        while sup.data.poll(0):
-            output = sup.on_worker_output(sup.data.recv_multipart())
+        sup, links, broker = self.supervisor, self.supervisor.links, self.broker
+        while links.heartbeat.poll(0):
+            sup.on_heartbeat(links.heartbeat.recv_multipart())
+        while links.control.poll(0):
+            self.control.on_frames(links.control.recv_multipart())
+        while links.data.poll(0):
+            output = sup.on_worker_output(links.data.recv_multipart())
             if output is not None:
                 broker.on_worker(*output)
         for client, frames in self.clients.waiting(CLIENT_MESSAGES_PER_TICK):

@@ -80,7 +80,7 @@ class MemoryHook:
 
     def release(self, workers: tuple[str, ...]) -> bool:
         for name in workers:
-            self.supervisor.send_control(self.supervisor.workers[name], Message("release"))
+            self.supervisor.links.send(self.supervisor.workers[name], Message("release"))
         return bool(workers)
 
     def unload(self, worker: str) -> bool:

@@ -112,7 +112,7 @@ class ProfileSwitcher:
     def _send(self, handle: WorkerHandle, txn: _Transaction, params: dict[str, dict[str, Any]]) -> None:
         mine = {s.config.name: params[s.config.name] for s in handle.stages}
         profile = txn.name if params is txn.new else self.current["name"]
-        self.supervisor.send_control(handle, Message("profile", data={"profile": profile, "params": mine,
+        self.supervisor.links.send(handle, Message("profile", data={"profile": profile, "params": mine,
                                                                       "txn": txn.txn}))
 
     def on_applied(self, handle: WorkerHandle, message: Message) -> None:

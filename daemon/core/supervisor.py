@@ -16,7 +16,6 @@ message goes, `send_to_stage` sends it and counts it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import subprocess
 import sys
@@ -25,12 +24,12 @@ from collections.abc import Callable
 from typing import Any
 
 import structlog
-import zmq
 
 from tcccd.config import Config
+from tcccd.core.worker_links import WorkerLinks
 from tcccd.core.workers import StageRuntime, WorkerHandle, describe_exit, worker_env, worker_spec
 from tcccd.wire.protocol import Message, ProtocolError
-from tcccd.wire.states import COMING_UP, SERVING, SETTLED, WorkerState
+from tcccd.wire.states import SERVING, SETTLED, WorkerState
 
 
 class Supervisor:
@@ -38,10 +37,7 @@ class Supervisor:
                  on_worker_lost: Callable[[WorkerHandle, str], None]) -> None:
         self.on_worker_lost = on_worker_lost
         self.log = structlog.get_logger()
-        run = config.daemon.runtime_dir
-        self.data_endpoint = f"ipc://{run}/workers-data.sock"
-        self.control_endpoint = f"ipc://{run}/workers-control.sock"
-        self.heartbeat_endpoint = f"ipc://{run}/workers-heartbeat.sock"
+        self.links = WorkerLinks(config.daemon.runtime_dir)
         self.workers: dict[str, WorkerHandle] = {}
         self.stopping = False
         self._last_ping_at = 0.0
@@ -83,16 +79,6 @@ class Supervisor:
         self._worker_by_stage = {s.config.name: w for w in self.workers.values() for s in w.stages}
         return changed
 
-    def bind(self, ctx: zmq.Context) -> None:
-        self.data = ctx.socket(zmq.ROUTER)
-        self.control = ctx.socket(zmq.ROUTER)
-        self.heartbeat = ctx.socket(zmq.ROUTER)
-        for sock, endpoint in ((self.data, self.data_endpoint), (self.control, self.control_endpoint),
-                               (self.heartbeat, self.heartbeat_endpoint)):
-            sock.setsockopt(zmq.LINGER, 0)
-            sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
-            sock.bind(endpoint)
-
     def worker_of(self, stage: str) -> WorkerHandle:
         return self._worker_by_stage[stage]
 
@@ -105,19 +91,15 @@ class Supervisor:
 
     def send_to_stage(self, stage: str, message: Message) -> bool:
         """Hand a message to the worker hosting `stage`; counts it as queued. False when it cannot go."""
-        runtime = self.stages[stage]
-        try:
-            self.data.send_multipart([self.worker_of(stage).identity, *message.to_frames()], zmq.NOBLOCK)
-        except zmq.ZMQError:
+        if not self.links.send_data(self.worker_of(stage), message):
             return False
-        runtime.pending += 1
+        self.stages[stage].pending += 1
         return True
 
-    def count_busy(self, stage: str) -> None:
-        self.stages[stage].busy_rejections += 1
-
-    def count_dropped_chunk(self, stage: str) -> None:
-        self.stages[stage].dropped_audio_chunks += 1
+    def note_stage_error(self, stage: str, text: str | None) -> None:
+        """The last error a stage's request ended with, for status."""
+        if stage in self.stages:
+            self.stages[stage].last_error = text
 
     def cancel(self, request_id: str, stages: list[str]) -> None:
         """Tell the workers of `stages` that a request ended early.
@@ -126,12 +108,7 @@ class Supervisor:
         thread computes, so the plugin can stop cooperatively (PluginContext.check_cancelled).
         """
         for handle in {self.worker_of(s).name: self.worker_of(s) for s in stages if s in self.stages}.values():
-            self.send_control(handle, Message("cancel", data={"request_id": request_id}), self.heartbeat)
-
-    def send_control(self, handle: WorkerHandle, message: Message, sock: zmq.Socket | None = None) -> None:
-        # Not connected yet, or gone: the heartbeat deadline catches a dead worker.
-        with contextlib.suppress(zmq.ZMQError):
-            (sock or self.control).send_multipart([handle.identity, *message.to_frames()], zmq.NOBLOCK)
+            self.links.send(handle, Message("cancel", data={"request_id": request_id}), "heartbeat")
 
     def on_worker_output(self, frames: list[bytes]) -> tuple[WorkerHandle, Message] | None:
         """A worker's data message, or None for a replaced generation's or an unreadable one. Acks are counted."""
@@ -155,9 +132,7 @@ class Supervisor:
     def spawn(self, handle: WorkerHandle) -> None:
         handle.generation += 1
         spec_path = self.config.daemon.runtime_dir / f"worker-{handle.name}.json"
-        endpoints = {"data_endpoint": self.data_endpoint, "control_endpoint": self.control_endpoint,
-                     "heartbeat_endpoint": self.heartbeat_endpoint}
-        spec_path.write_text(json.dumps(worker_spec(handle, self.config, self.profile, endpoints)))
+        spec_path.write_text(json.dumps(worker_spec(handle, self.config, self.profile, self.links.spec())))
         handle.proc = subprocess.Popen([sys.executable, "-m", "tcccd.worker", str(spec_path)],
                                        stdin=subprocess.DEVNULL, env=worker_env(handle, len(self.workers)))
         if handle.state != WorkerState.FAILED:
@@ -179,26 +154,13 @@ class Supervisor:
             elif handle.proc is None and handle.state in (WorkerState.RESTARTING, WorkerState.FAILED) \
                     and now >= handle.next_start_at:
                 self.spawn(handle)
-            elif handle.alive:
-                self._check_deadlines(handle, now)
+            elif handle.alive and (overdue := handle.overdue(now)):
+                self.kill(handle, overdue)
         if now - self._last_ping_at >= self.config.daemon.heartbeat_interval_s:
             self._last_ping_at = now
             for handle in self.workers.values():
                 if handle.alive:
-                    self.send_control(handle, Message("ping"), self.heartbeat)
-
-    def _check_deadlines(self, handle: WorkerHandle, now: float) -> None:
-        silent_s = now - handle.last_pong_at
-        hang_s = handle.limit("hang_timeout_s")
-        busy = handle.info.get("busy") or {}
-        if silent_s > hang_s:
-            self.kill(handle, f"frozen: no heartbeat for {silent_s:.1f} s (hang_timeout_s={hang_s:g})")
-        elif busy.get("overdue_s", 0) > hang_s:
-            self.kill(handle, f"hung: still busy with request {busy['request_id']} {busy['overdue_s']:.1f} s "
-                              f"after its deadline (hang_timeout_s={hang_s:g}), although it was cancelled")
-        elif handle.state in COMING_UP and \
-                now - handle.started_at > handle.limit("start_timeout_s"):
-            self.kill(handle, f"not ready within start_timeout_s={handle.limit('start_timeout_s'):g}")
+                    self.links.send(handle, Message("ping"), "heartbeat")
 
     def kill(self, handle: WorkerHandle, reason: str) -> None:
         if handle.alive and handle.proc is not None:
@@ -219,20 +181,9 @@ class Supervisor:
             return
         self.log.error("worker exited", worker=handle.name, reason=reason, returncode=returncode)
         self.on_worker_lost(handle, reason)
-        if handle.state == WorkerState.FAILED:
-            handle.failed_retries += 1
-        else:
-            handle.restart_times.append(now)
-            handle.prune_restarts(now)
-            if len(handle.restart_times) > handle.policy.max_restarts:
-                handle.state = WorkerState.FAILED
-                handle.failed_retries = 0
-                self.log.error("restart budget spent: stage failed, retried with a long backoff",
-                               worker=handle.name, restarts=handle.restarts, window_s=handle.policy.window_s)
-            else:
-                handle.restarts += 1
-                handle.state = WorkerState.RESTARTING
-        handle.next_start_at = now + handle.next_backoff_s()
+        if handle.crashed(now):
+            self.log.error("restart budget spent: stage failed, retried with a long backoff",
+                           worker=handle.name, restarts=handle.restarts, window_s=handle.policy.window_s)
 
     def on_ready(self, handle: WorkerHandle, message: Message) -> None:
         """A worker's stages are set up and warmed: it serves (degraded while restarts are fresh)."""
@@ -288,7 +239,7 @@ class Supervisor:
         if not handle.alive or handle.state not in SERVING:
             return False
         handle.state = WorkerState.UNLOADED
-        self.send_control(handle, Message("shutdown"))
+        self.links.send(handle, Message("shutdown"))
         self.log.info("worker unloaded", worker=handle.name)
         return True
 
@@ -317,7 +268,7 @@ class Supervisor:
     def _stop(self, handles: list[WorkerHandle], timeout_s: float) -> None:
         for handle in handles:
             if handle.alive:
-                self.send_control(handle, Message("shutdown"))
+                self.links.send(handle, Message("shutdown"))
         deadline = time.monotonic() + timeout_s
         for handle in handles:
             if handle.proc is None:

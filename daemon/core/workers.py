@@ -16,7 +16,7 @@ from typing import Any
 
 from tcccd.config import Config, RestartPolicy, StageConfig
 from tcccd.system.notify import child_env
-from tcccd.wire.states import WorkerState
+from tcccd.wire.states import COMING_UP, WorkerState
 
 THREAD_VARIABLES = ("TCCCD_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
@@ -80,6 +80,39 @@ class WorkerHandle:
         """Forget restarts older than the policy's window: they no longer count against the budget."""
         while self.restart_times and now - self.restart_times[0] > self.policy.window_s:
             self.restart_times.popleft()
+
+    def overdue(self, now: float) -> str | None:
+        """Why this live worker must be killed now, or None: frozen, hung past a deadline, or not ready in time."""
+        silent_s = now - self.last_pong_at
+        hang_s = self.limit("hang_timeout_s")
+        busy = self.info.get("busy") or {}
+        if silent_s > hang_s:
+            return f"frozen: no heartbeat for {silent_s:.1f} s (hang_timeout_s={hang_s:g})"
+        if busy.get("overdue_s", 0) > hang_s:
+            return (f"hung: still busy with request {busy['request_id']} {busy['overdue_s']:.1f} s after its "
+                    f"deadline (hang_timeout_s={hang_s:g}), although it was cancelled")
+        start_s = self.limit("start_timeout_s")
+        if self.state in COMING_UP and now - self.started_at > start_s:
+            return f"not ready within start_timeout_s={start_s:g}"
+        return None
+
+    def crashed(self, now: float) -> bool:
+        """Count an unexpected exit against the restart budget and schedule the next start; True when this exit
+        spent the budget (the worker is failed and retried with the long backoff)."""
+        spent = False
+        if self.state == WorkerState.FAILED:
+            self.failed_retries += 1
+        else:
+            self.restart_times.append(now)
+            self.prune_restarts(now)
+            spent = len(self.restart_times) > self.policy.max_restarts
+            if spent:
+                self.state, self.failed_retries = WorkerState.FAILED, 0
+            else:
+                self.restarts += 1
+                self.state = WorkerState.RESTARTING
+        self.next_start_at = now + self.next_backoff_s()
+        return spent
 
     def next_backoff_s(self) -> float:
         """Seconds before the next start: short while the budget lasts, then the capped failed-retry backoff."""

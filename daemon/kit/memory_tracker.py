@@ -45,7 +45,7 @@ def current_rss_bytes() -> int:
     return int(psutil.Process().memory_info().rss)
 
 
-def _cuda_torch() -> object | None:
+def cuda_torch() -> object | None:
     """torch, if this process already imported it and has a CUDA context; never imports anything."""
     torch = sys.modules.get("torch")
     if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
@@ -71,7 +71,7 @@ class MemoryTracker:
     def __enter__(self) -> MemoryTracker:
         self._start_hwm = _status_bytes("VmHWM")
         self.start_rss_bytes = self._sampled_peak = current_rss_bytes()
-        torch = _cuda_torch()
+        torch = cuda_torch()
         if torch is not None:
             torch.cuda.reset_peak_memory_stats()
         self._stop.clear()
@@ -89,7 +89,7 @@ class MemoryTracker:
         self.peak_rss_bytes = max(self._sampled_peak, self.end_rss_bytes)
         if end_hwm is not None and self._start_hwm is not None and end_hwm > self._start_hwm:
             self.peak_rss_bytes = max(self.peak_rss_bytes, end_hwm)  # the process peak was set in this step
-        torch = _cuda_torch()
+        torch = cuda_torch()
         if torch is not None:
             self.cuda_peak_bytes = int(torch.cuda.max_memory_allocated())
 
