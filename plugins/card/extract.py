@@ -14,22 +14,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from tcccd.plugins.card import (
-    rules_airway,
-    rules_circulation,
-    rules_header,
-    rules_hemorrhage,
-    rules_injury,
-    rules_medication,
-    rules_other,
-    rules_vitals,
+from tcccd.plugins.card import rules_given, rules_header, rules_hemorrhage, rules_injury, rules_treatments, rules_vitals
+from tcccd.plugins.card.context import (
+    MAX_CASUALTY,
+    Said,
+    Switch,
+    correction_from,
+    local_hhmm,
+    nearest,
+    negated,
+    shifted,
+    switches,
+    times,
 )
-from tcccd.plugins.card.casualty import MAX_CASUALTY, Switch, switches
-from tcccd.plugins.card.finding import Finding
-from tcccd.plugins.card.negation import correction_from, negated
-from tcccd.plugins.card.ranges import out_of_range
+from tcccd.plugins.card.finding import Finding, out_of_range
 from tcccd.plugins.card.sentences import Sentence, split
-from tcccd.plugins.card.times import Said, local_hhmm, nearest, shifted, times
 from tcccd.plugins.card.trail import Trail
 from tcccd.wire.card_events import CasualtySwitch, Event, EventTime, TextSpan, TranscriptRef
 from tcccd.wire.card_stage import CardEvents, CardExtract
@@ -38,11 +37,11 @@ Rule = Callable[[Sentence], Iterator[Finding]]
 RULES: tuple[Rule, ...] = (
     rules_header.evacuation, rules_header.last_four, rules_header.battle_roster, rules_header.allergies,
     rules_header.responder, rules_header.notes, rules_injury.mechanisms, rules_injury.injuries,
-    rules_injury.burn_extent, rules_hemorrhage.tourniquets, rules_hemorrhage.dressings, rules_airway.airway,
-    rules_airway.breathing, rules_circulation.access, rules_circulation.fluids, rules_medication.medications,
+    rules_injury.burn_extent, rules_hemorrhage.tourniquets, rules_hemorrhage.dressings, rules_treatments.airway,
+    rules_treatments.breathing, rules_given.access, rules_given.fluids, rules_given.medications,
     rules_vitals.pulses, rules_vitals.blood_pressures, rules_vitals.respiratory_rates, rules_vitals.saturations,
-    rules_vitals.avpu, rules_vitals.pain, rules_other.hypothermia, rules_other.eye_shields, rules_other.splints,
-    rules_other.pill_pack)
+    rules_vitals.avpu, rules_vitals.pain, rules_treatments.hypothermia, rules_treatments.eye_shields,
+    rules_treatments.splints, rules_treatments.pill_pack)
 
 
 class Extraction:

@@ -1,9 +1,16 @@
-"""What a rule reports, and the body regions and times it reads from a sentence.
+"""What a rule reports, the body regions it reads from a sentence, and the values it flags as out of range.
 
 A Finding is one fact with the characters it came from; the extractor turns it
 into an event (casualty, time, negation, flags, heard span). Regions are read as
 said: a side ("left", "right", "both", "bilateral") and a body part; "both arms"
 is two regions, each traced to the same words.
+
+Out of range: a value no casualty's body or monitor gives in practice. A
+misheard number ("pulse 700" for "pulse 70") must not pass as a reading; it must
+not vanish either: the event is kept and shown unconfirmed. The bounds are wide
+on purpose: an extreme but real reading (pulse 30, SpO2 60%) is recorded as
+said; only what is implausible for a living casualty, or outside the scale (pain
+11 of 10), is flagged.
 """
 
 from __future__ import annotations
@@ -18,6 +25,11 @@ from tcccd.plugins.card.sentences import Sentence
 
 _REGION = re.compile(r"(?:\b(?P<side>left|right|bilateral|both)\s+(?:side\s+of\s+(?:the\s+|his\s+|her\s+)?)?)?"
                      r"(?P<part>" + alternation(BODY_PARTS) + ")")
+BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
+    ("pulse", "rate"): (20, 250), ("bp", "systolic"): (40, 250), ("bp", "diastolic"): (20, 150),
+    ("rr", "rate"): (4, 60), ("spo2", "percent"): (50, 100), ("pain", "score"): (0, 10),
+    ("burn_extent", "percent"): (1, 100), ("fluid", "volume"): (1, 5000),
+}
 
 
 @dataclass(frozen=True)
@@ -86,3 +98,13 @@ def distinct(s: Sentence, rx: re.Pattern[str], table: dict[str, Any]) -> Iterato
         if value not in seen:
             seen.add(value)
             yield value, match
+
+
+def out_of_range(what: Any) -> bool:
+    for (kind, field), (low, high) in BOUNDS.items():
+        value = getattr(what, field, None) if what.kind == kind else None
+        if value is not None and not low <= value <= high:
+            return True
+    if what.kind == "bp" and what.systolic is not None and what.diastolic is not None:
+        return what.diastolic >= what.systolic
+    return False

@@ -117,7 +117,6 @@ MEDICATIONS = {"txa": ("TXA", "other"), "tranexamic acid": ("TXA", "other"), "fe
                "calcium gluconate": ("calcium gluconate", "other"), "epinephrine": ("epinephrine", "other"),
                "promethazine": ("promethazine", "other"), "diphenhydramine": ("diphenhydramine", "other"),
                "midazolam": ("midazolam", "other"), "versed": ("midazolam", "other")}
-DOSE_UNITS = {"g": "g", "mg": "mg", "mcg": "mcg", "ml": "mL", "kg": "kg", "units": "units", "unit": "units"}
 ROUTES = {"iv": "IV", "io": "IO", "im": "IM", "po": "PO", "in": "IN", "intranasal": "IN", "intravenous": "IV",
           "intravenously": "IV", "intraosseous": "IO", "intramuscular": "IM", "intramuscularly": "IM",
           "by mouth": "PO", "oral": "PO", "orally": "PO", "otfc": "OTFC", "lozenge": "OTFC", "buccal": "buccal",

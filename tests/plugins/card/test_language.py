@@ -136,3 +136,24 @@ def test_a_malformed_request_gets_a_clear_error(harness: PluginHarness) -> None:
     assert "data.casualty" in reply.data["message"] and "data.request_id" in reply.data["message"]
     [reply] = harness.request(Message("transcribe", data={}, final=True))
     assert reply.type == "error" and "card.extract" in reply.data["message"]
+
+
+def test_spans_map_into_the_right_segment_of_a_multi_segment_transcript(harness: PluginHarness) -> None:
+    first, second = segment("Casualty two.", []), segment("One gram of TXA IV at zero nine fifteen.", ["TXA"])
+    data = {"text": f"{first['text']} {second['text']}", "segments": [first, second], "journal_seq": 3,
+            "request_id": "r2", "source": "mic", "utterance_ts": CLOCK_0917, "utc_offset_min": 0, "casualty": 1}
+    [reply] = harness.request(Message("card.extract", data=data, final=True))
+    switch, drug = CardEvents.model_validate(reply.data).events
+    assert [(h.segment, h.text) for h in switch.heard] == [(0, "Casualty two")]
+    assert drug.casualty == 2 and drug.words.text == "1 g TXA IV at 0915" and drug.uncertain
+    assert [(h.segment, h.text) for h in drug.heard] == [(1, "One gram of TXA IV at zero nine fifteen")]
+    assert data["text"][drug.words.start_char:drug.words.end_char] == drug.words.text
+
+
+def test_a_transcript_without_a_heard_trail_still_gives_events(harness: PluginHarness) -> None:
+    data = {"text": "Pulse 110.", "segments": [{"start_s": 0.0, "end_s": 1.0, "text": "Pulse 110."}],
+            "journal_seq": 9, "request_id": "r3", "source": "wyoming", "utterance_ts": CLOCK_0917,
+            "utc_offset_min": 0, "casualty": 1}
+    [reply] = harness.request(Message("card.extract", data=data, final=True))
+    [event] = CardEvents.model_validate(reply.data).events
+    assert event.what.rate == 110 and event.heard == [] and event.transcript.source == "wyoming"
