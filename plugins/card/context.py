@@ -11,6 +11,11 @@ needed"). A negated finding is never a positive field: the card keeps it as a
 note in the medic's words. "no known allergies" is an answer, not a negation:
 its rule reads it whole, so the cue lies inside the finding, not before.
 
+Not done: a treatment named in a request or as equipment ("grab the oxygen",
+"get the NPA ready", "the tourniquet bag is empty", "needs a chest seal") is
+not a treatment given, and gives no event; an act word in the clause
+("applied", "given", "on the left leg") says it was done.
+
 Correction: "correction, pulse 110", "correction: ketamine 50 mg IM" marks what
 follows it in the sentence, or in the next sentence when nothing follows; the
 card replaces the casualty's last event of the same kind with it.
@@ -36,6 +41,11 @@ MAX_CASUALTY = 999
 _NEGATION_BEFORE = re.compile(r"\b(?:no|not|denies|denied|without|negative\s+for|absent|none|never|nor)\b")
 _NEGATION_AFTER = re.compile(r"\s*(?:is\s+|was\s+)?(?:not\s+(?:needed|required|indicated|applied|given|done|"
                              r"present|palpable|felt)|negative|absent|none)\b")
+_REQUEST = re.compile(r"\b(?:get|grab|hand|pass|bring|need|needs|want|wants|prep|prepare|find|where|ready|out\s+of|"
+                      r"ran\s+out|running\s+low|restock|check)\b")
+_EQUIPMENT = re.compile(r"\b(?:bag|bags|pouch|box|case|supplies|packaging|wrapper)\b")
+_DONE = re.compile(r"\b(?:applied|placed|in\s+place|inserted|given|gave|administered|started|established|packed|"
+                   r"tightened|converted|wrapped|covered|secured|pushed|hung|running|done)\b")
 _CORRECTION = re.compile(r"\b(?:correction|correct\s+that|scratch\s+that|let\s+me\s+correct\s+that)\b[\s,:.]*")
 _HHMM = re.compile(r"(?<![\w.:/])([01]\d|2[0-3])([0-5]\d)(?![\w.:/%])")
 _TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about)\s+$")
@@ -66,6 +76,13 @@ def negated(s: Sentence, start: int, end: int) -> bool:
     clause_start, clause_end = s.clause_of(start)
     return bool(_NEGATION_BEFORE.search(s.lower, clause_start, start)
                 or _NEGATION_AFTER.match(s.lower, end, clause_end))
+
+
+def not_done(s: Sentence, start: int) -> bool:
+    """A treatment's clause asks for it or talks about its kit, and says nothing of it being done."""
+    clause_start, clause_end = s.clause_of(start)
+    talk = _REQUEST.search(s.lower, clause_start, clause_end) or _EQUIPMENT.search(s.lower, clause_start, clause_end)
+    return bool(talk) and not _DONE.search(s.lower, clause_start, clause_end)
 
 
 def correction_from(s: Sentence) -> int | None:

@@ -5,7 +5,8 @@ position (a switch applies to what follows it); then, per finding, whether it is
 negated, whether a correction cue precedes it, the time said nearest to it, and
 the flags: `uncertain` when any of its words is one the ASR was unsure of,
 `out_of_range` when a value is outside what a body produces. A finding a rule
-reports as incomplete (a vital without its number) is kept only when negated.
+reports as incomplete (a vital without its number) is kept only when negated; a
+treatment only asked for or talked about as kit ("grab the oxygen") is not kept.
 Event ids are the transcript's key and the event's index, so that replaying the
 same transcript gives the same ids and the log stores it once.
 """
@@ -23,6 +24,7 @@ from tcccd.plugins.card.context import (
     local_hhmm,
     nearest,
     negated,
+    not_done,
     shifted,
     switches,
     times,
@@ -34,6 +36,8 @@ from tcccd.wire.card_events import CasualtySwitch, Event, EventTime, TextSpan, T
 from tcccd.wire.card_stage import CardEvents, CardExtract
 
 Rule = Callable[[Sentence], Iterator[Finding]]
+TREATMENTS = ("tourniquet", "dressing", "airway", "breathing", "access", "fluid", "medication", "hypothermia",
+              "eye_shield", "splint", "pill_pack")
 RULES: tuple[Rule, ...] = (
     rules_header.evacuation, rules_header.last_four, rules_header.battle_roster, rules_header.allergies,
     rules_header.responder, rules_header.notes, rules_injury.mechanisms, rules_injury.injuries,
@@ -87,6 +91,8 @@ class Extraction:
     def _finding(self, s: Sentence, finding: Finding, said: list[Said], correcting: bool) -> bool:
         is_negated = negated(s, finding.start, finding.end)
         if finding.rule.endswith(".incomplete") and not is_negated:
+            return False
+        if finding.what.kind in TREATMENTS and not is_negated and not_done(s, finding.start):
             return False
         when = nearest(said, finding.start, finding.end) if not is_negated else None
         start, end = s.clause_of(finding.start) if is_negated else (finding.start, finding.end)

@@ -3,7 +3,8 @@
 Airway: intact, NPA, SGA, CRIC, ET tube. Breathing: O2, needle decompression,
 chest tube, chest seal; its side is a side said in its own clause ("needle
 decompression right chest"); "oxygen saturation" is a vital sign, not oxygen
-given. Hypothermia prevention said several ways in one sentence ("hypothermia
+given. A blanket alone is hypothermia prevention once said to be on the casualty
+("wrapped in a blanket"). Hypothermia prevention said several ways in one sentence ("hypothermia
 prevention, wrapped in a blanket") is one treatment; its method is the most
 specific named.
 """
@@ -25,6 +26,7 @@ _HYPOTHERMIA = pattern(HYPOTHERMIA)
 _EYE_SHIELD = re.compile(r"\beye\s+shields?\b")
 _SPLINT = re.compile(r"\bsplint(?:s|ed|ing)?\b")
 _PILL_PACK = pattern(PILL_PACK)
+_WRAPPED = re.compile(r"\b(?:wrapped|covered|applied|placed|put|in\s+place|around)\b")
 
 
 def airway(s: Sentence) -> Iterator[Finding]:
@@ -48,6 +50,9 @@ def hypothermia(s: Sentence) -> Iterator[Finding]:
     mentions = list(s.find(_HYPOTHERMIA))
     if not mentions:
         return
+    named = any(said(m).startswith(("hypothermia", "hpmk")) for m in mentions)
+    if not named and not any(_WRAPPED.search(s.lower, *s.clause_of(m.start())) for m in mentions):
+        return  # "the blanket is wet": a blanket is hypothermia prevention once it is on the casualty
     methods = [HYPOTHERMIA[said(m)] for m in mentions]
     method = next((m for m in methods if m), None)
     yield spanning(Hypothermia(method=method), "hypothermia", *((m.start(), m.end()) for m in mentions))

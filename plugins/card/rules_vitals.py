@@ -37,6 +37,11 @@ _SPO2 = pattern(SPO2_WORDS)
 _AVPU = pattern(AVPU)
 _PAIN = re.compile(r"(?<!\bto\s)(?<!\bfor\s)\bpain(?!ful|\s+(?:meds?|medication|management|control|relief))\b"
                    r"(?:\s+(?:score|scale|level))?")
+_ALERT_SUBJECT = re.compile(r"\b(?:is|he's|she's|patient|casualty|pt|remains|now|was|appears|awake)\s+$|"
+                            r"^\s*(?:casualty|patient)\s+\w+\s+$")
+_ALERT_VERB = re.compile(r"\b(?:stay|be|keep|on|high|remain)\s+$")
+_NOT_AVPU_ALERT = re.compile(r"\s+(?:the|them|him|her|everyone|all|for|to|command|medevac)\b")
+_READING = re.compile(r"\b(?:pulse|bp|blood\s+pressure|sats?|spo2|respiratory\s+rate|respirations|rr|hr)\s+\d")
 _OUT_OF_TEN = re.compile(r"\s*(?:out\s+of\s+(?:10|ten)|of\s+(?:10|ten)|/\s*10)")
 
 
@@ -93,10 +98,23 @@ def saturations(s: Sentence) -> Iterator[Finding]:
 
 
 def avpu(s: Sentence) -> Iterator[Finding]:
+    """"alert" is AVPU when said of the casualty ("he is alert", "patient alert and oriented") or among readings
+    ("pulse 120, alert"); "alert the team", "stay alert" are not."""
     for match in s.find(_AVPU):
         level = AVPU[said(match)]
+        if level == "A" and not _alert_of_casualty(s, match):
+            continue
         yield Finding(Avpu(level=level), match.start(), match.end(), "avpu")
         return
+
+
+def _alert_of_casualty(s: Sentence, match: re.Match) -> bool:
+    clause_start, clause_end = s.clause_of(match.start())
+    if _NOT_AVPU_ALERT.match(s.lower, match.end(), clause_end) or _ALERT_VERB.search(s.lower, clause_start,
+                                                                                     match.start()):
+        return False
+    before = s.lower[clause_start:match.start()]
+    return bool(_ALERT_SUBJECT.search(before) or not before.strip() or _READING.search(s.lower, s.start, s.end))
 
 
 def pain(s: Sentence) -> Iterator[Finding]:

@@ -111,6 +111,18 @@ def test_words_that_look_clinical_but_are_not(harness: PluginHarness) -> None:
         ("avpu", {"level": "P"}), ("spo2", {"percent": 90})]
 
 
+@pytest.mark.parametrize("heard, kinds_found", [
+    ("Grab the oxygen.", []), ("Get the NPA ready.", []), ("The tourniquet bag is empty.", []),
+    ("Needs a tourniquet on the left leg.", []), ("Hand me the blanket.", []), ("The blanket is wet.", []),
+    ("Alert the team.", []), ("Stay alert.", []), ("Check his pulse.", []), ("He is in pain.", []),
+    ("Wrapped him in a blanket.", ["hypothermia"]), ("Tourniquet on the left leg.", ["tourniquet"]),
+    ("Patient alert and oriented.", ["avpu"]), ("Oxygen on at fifteen liters, chest seal applied.",
+                                                 ["breathing", "breathing"])])
+def test_a_treatment_asked_for_or_talked_about_is_not_a_treatment_given(harness: PluginHarness, heard: str,
+                                                                         kinds_found: list[str]) -> None:
+    assert [e.kind for e in said(harness, heard).events] == kinds_found
+
+
 def test_events_point_at_the_words_of_the_text_and_of_what_was_heard(harness: PluginHarness) -> None:
     result = said(harness, "Turn the kit applied to the left leg at zero nine twelve.")
     [event] = result.events
@@ -157,3 +169,9 @@ def test_a_transcript_without_a_heard_trail_still_gives_events(harness: PluginHa
     [reply] = harness.request(Message("card.extract", data=data, final=True))
     [event] = CardEvents.model_validate(reply.data).events
     assert event.what.rate == 110 and event.heard == [] and event.transcript.source == "wyoming"
+
+
+def test_heard_span_undoes_both_the_vocabulary_and_the_number_steps(harness: PluginHarness) -> None:
+    [event] = said(harness, "Then one gram of drink Sammy Cassid IV, okay.").events
+    assert event.words.text == "1 g tranexamic acid IV" and event.what.name == "TXA"
+    assert [h.text for h in event.heard] == ["one gram of drink Sammy Cassid IV"]
