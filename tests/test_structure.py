@@ -17,7 +17,7 @@ MAX_LINES = 300
 LAYERS = [  # (layer name, packages of tcccd in it)
     ("wire", {"wire"}),
     ("kit", {"kit"}),
-    ("leaves", {"telemetry", "memory", "record", "wyoming_door"}),
+    ("leaves", {"telemetry", "memory", "record", "wyoming_door", "card_exports"}),
     ("config", {"config"}),
     ("system", {"system"}),
     ("worker", {"worker"}),
