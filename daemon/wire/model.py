@@ -43,6 +43,7 @@ class Reply(BaseModel):
 
     @classmethod
     def from_data(cls: type[R], data: dict[str, Any], where: str = "data") -> R:
+        """The typed form of `data` (a message's, or the part of one at `where`, as errors name it)."""
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
