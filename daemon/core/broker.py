@@ -152,9 +152,7 @@ class Broker:
         if problem:
             self.requests.remember_ended(message.id)
             code, text, extra = problem
-            error = message.error(code, text)
-            error.data.update(extra)
-            self.reply(client, error)
+            self.reply(client, message.error(code, text, **extra))
             return
         assert route is not None
         request = self.requests.open_request(client, message, route, time.monotonic())

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from tcccd.wire.states import HEALTHY, WorkerState
+from tcccd.wire.status import StatusReport
 
 
 def stage_state(worker_state: str, stage_health: dict[str, Any]) -> str:
@@ -33,13 +34,12 @@ def overall_state(stage_states: list[str], stopping: bool) -> str:
     return "degraded"
 
 
-def summary_line(report: dict[str, Any]) -> str:
+def summary_line(report: StatusReport) -> str:
     """One line for systemd's STATUS= and the top of the table."""
-    stages = report["stages"]
-    ready = sum(1 for s in stages if s["state"] == WorkerState.READY)
-    line = f"{report['state']}: profile {report['profile']['name']}, {ready}/{len(stages)} plugins ready"
-    if report["last_errors"]:
-        line += f"; last error: {report['last_errors'][-1]['message'][:120]}"
+    ready = sum(1 for s in report.stages if s.state == WorkerState.READY)
+    line = f"{report.state}: profile {report.profile.name}, {ready}/{len(report.stages)} plugins ready"
+    if report.last_errors:
+        line += f"; last error: {report.last_errors[-1].message[:120]}"
     return line
 
 

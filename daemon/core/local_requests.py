@@ -1,7 +1,9 @@
-"""Requests the daemon answers itself: ping, status, profile.get and profile.set.
+"""Requests the daemon answers itself: ping, status, profile.get, profile.set and transcripts.since.
 
 They never reach a worker. `report()` is also what systemd's STATUS= line and
-`tcccd status` show, so the health report is built here, in one place.
+`tcccd status` show, so the health report is built here, in one place. Every
+reply is built through its model (tcccd.wire.replies, tcccd.wire.status), the
+one description of its fields that docs/protocol.md is generated from.
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ from tcccd.core.profile_switch import SwitchResult
 from tcccd.core.requests import RequestTable
 from tcccd.core.supervisor import Supervisor
 from tcccd.record.feed import TranscriptFeed
+from tcccd.wire.messages import ProfileSet, TranscriptsSince
 from tcccd.wire.protocol import Message
+from tcccd.wire.replies import Pong, ProfileReply, TranscriptsReply
+from tcccd.wire.status import StatusReport
 
 Respond = Callable[[Message], None]
 
@@ -47,27 +52,27 @@ class LocalRequests:
     def answer(self, message: Message, respond: Respond) -> None:
         """Reply to a local request; profile.set replies once every worker has applied (or refused) it."""
         if message.type == "ping":
-            respond(message.reply("pong", final=True))
+            respond(Pong().answer(message))
         elif message.type == "status":
-            respond(message.reply("status", self.report(), final=True))
+            respond(self.report().answer(message))
         elif message.type == "profile.get":
-            respond(message.reply("profile", self.switcher.info(), final=True))
+            respond(ProfileReply.from_data(self.switcher.info()).answer(message))
         elif message.type == "transcripts.since":
             respond(self._transcripts_since(message))
-        else:
-            name, reason = message.data["name"], message.data.get("reason", "set by a client")
-            self.switcher.switch(name, reason, lambda result: respond(_switch_reply(message, result)),
-                                 for_s=message.data.get("for_s"))
+        else:  # profile.set, its data checked at the edge (tcccd.wire.messages)
+            ask = ProfileSet.model_validate(message.data)
+            self.switcher.switch(ask.name, ask.reason, lambda result: respond(_switch_reply(message, result)),
+                                 for_s=ask.for_s)
 
     def _transcripts_since(self, message: Message) -> Message:
         journal = self.feed.journal
         if journal is None:
             return message.error("no_route", "the transcript journal is disabled (transcripts.enabled: false)")
-        d = message.data
-        entries = journal.since(float(d.get("since_ts", 0.0)), int(d.get("after_seq", 0)), d.get("limit", 10000))
-        return message.reply("transcripts", {"transcripts": [e.to_dict() for e in entries]}, final=True)
+        ask = TranscriptsSince.model_validate(message.data)
+        entries = journal.since(float(ask.since_ts), ask.after_seq, ask.limit)
+        return TranscriptsReply.from_data({"transcripts": [e.to_dict() for e in entries]}).answer(message)
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> StatusReport:
         stages = []
         for handle in self.supervisor.workers.values():
             for stage in handle.stages:
@@ -97,10 +102,10 @@ class LocalRequests:
             **self.switcher.report(),  # telemetry readings and the power mode
         }
         report["state"] = health.overall_state([s["state"] for s in stages], self.stopping())
-        return report
+        return StatusReport.from_data(report)
 
 
 def _switch_reply(message: Message, result: SwitchResult) -> Message:
     if result.state == "refused":
         return message.error(result.code or "bad_profile", result.message)
-    return message.reply("profile", result.profile, final=True)
+    return ProfileReply.from_data(result.profile).answer(message)

@@ -30,7 +30,8 @@ class PluginParams(BaseModel):
 
 
 class PluginError(Exception):
-    """An error a plugin reports for one request; `code` goes on the wire."""
+    """An error a plugin reports for one request; `code` goes on the wire when it is one of tcccd's codes
+    (tcccd.wire.errors.ERROR_CODES), any other reaches the client as `plugin_error` naming it."""
 
     def __init__(self, message: str, code: str = "bad_request") -> None:
         super().__init__(message)

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from tcccd.kit import registry
 from tcccd.kit.plugin import CancelScope, LatencyWindow, Plugin, PluginContext, PluginError, elapsed_ms
+from tcccd.wire.errors import ERROR_CODES
 from tcccd.wire.protocol import Message
 from tcccd.wire.states import WorkerState
 from tcccd.wire.validation import format_validation_error
@@ -81,7 +82,7 @@ class Stage:
         except PluginError as exc:
             self._note_error(str(exc))
             final_sent = True
-            yield replace(message.error(exc.code, str(exc)), stage=self.name)
+            yield replace(_plugin_error(message, exc), stage=self.name)
         except Exception as exc:  # noqa: BLE001 - one bad request must not take the stage down
             text = f"{self.plugin_cls.name} failed on this request: {type(exc).__name__}: {exc}"
             self._note_error(text)
@@ -140,3 +141,10 @@ class Stage:
     def stop(self) -> None:
         self.state = WorkerState.STOPPED
         self.plugin.teardown()
+
+
+def _plugin_error(message: Message, exc: PluginError) -> Message:
+    """The plugin's error under its code; a code tcccd does not document reaches clients as `plugin_error`."""
+    if exc.code in ERROR_CODES:
+        return message.error(exc.code, str(exc))
+    return message.error("plugin_error", f"{exc} (the plugin's own code {exc.code!r} is not a documented one)")

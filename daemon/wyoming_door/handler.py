@@ -29,7 +29,9 @@ from wyoming.ping import Ping, Pong
 from wyoming.server import AsyncEventHandler
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeStopped
 
+from tcccd.wire.model import ReplyInvalid
 from tcccd.wire.protocol import Message
+from tcccd.wire.status import StatusReport
 from tcccd.wyoming_door.asr import BufferedTranscription, StreamedTranscription, TooMuchAudio, Transcription
 from tcccd.wyoming_door.info import PROGRAMS, describe
 from tcccd.wyoming_door.link import BoundedReader, DaemonRefused, DoorCounters, TcccdLink
@@ -180,13 +182,16 @@ class WyomingHandler(AsyncEventHandler):
             await make()
         except DaemonRefused as exc:
             await self._error(exc.code, str(exc))
+        except ReplyInvalid as exc:  # a stage's reply that breaks the protocol: a fault of the stage, logged
+            self.log.error("reply from tcccd breaks the protocol", error=str(exc))
+            await self._error("plugin_error", str(exc))
         except asyncio.TimeoutError:
             await self._error("deadline_exceeded", "tcccd did not answer in time")
         except (ConnectionError, RuntimeError) as exc:
             self.log.info("wyoming client gone before its reply", error=str(exc))
 
     async def _describe(self) -> None:
-        report = (await self.link.call(Message("status", id=self.new_id()))).data
+        report = StatusReport.from_message(await self.link.call(Message("status", id=self.new_id())))
         await self.write_event(describe(report, transcript_streaming=self.streams_transcripts()).event())
 
     async def _synthesize(self, text: str) -> None:
