@@ -73,3 +73,15 @@ def test_the_daemons_shutdown_still_tears_the_stage_down(pulse, tmp_path: Path) 
         assert time.monotonic() - started < STOP_BOUND_S
     finally:
         worker.close()
+
+
+def test_sigterm_with_only_the_microphone_open_stops_at_once(pulse, start_daemon) -> None:
+    """The microphone's stream never ends by itself: the drain closes it instead of waiting drain_timeout_s (10 s)
+    for it, and the stage behind it finishes the stream (its closing reply, not an abort) before the daemon exits."""
+    daemon = start_daemon([MIC, DICTATION], {"stream": ["asr"]}, env={"PULSE_SERVER": pulse.server})
+    daemon.wait_for(lambda r: r["state"] == "healthy" and r["sources"]["open_streams"] == 1, timeout_s=60)
+    started = time.monotonic()
+    daemon.proc.send_signal(signal.SIGTERM)
+    assert daemon.proc.wait(30) == 0
+    assert time.monotonic() - started < STOP_BOUND_S
+    assert "stopped before this request finished" not in daemon.logs()
