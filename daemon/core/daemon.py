@@ -216,6 +216,8 @@ class Daemon:
         self.log.info("draining", in_flight=len(self.requests), timeout_s=timeout_s)
         self.systemd.stopping()
         self.admission.stop_accepting()
+        for client, closing in self.sources.close_streams():  # the microphone's stream would never end
+            self.broker.on_client(client, closing)
         self.draining_until = time.monotonic() + timeout_s
 
     def shutdown(self) -> int:

@@ -31,6 +31,7 @@ from tcccd.core.supervisor import Supervisor
 from tcccd.core.workers import WorkerHandle
 from tcccd.wire.messages import PROFILE_NAME
 from tcccd.wire.protocol import Message
+from tcccd.wire.states import COMING_UP
 
 APPLY_TIMEOUT_S = 30.0
 
@@ -102,6 +103,9 @@ class ProfileSwitcher:
             return "bad_profile", f"profile {name!r} is not installed (available: {', '.join(available) or 'none'})"
         if self.pending is not None:
             return "busy", f"a switch to profile {self.pending.name!r} is still being applied; retry in a moment"
+        starting = [h.name for h in self.supervisor.workers.values() if h.alive and h.state in COMING_UP]
+        if starting:  # it may not be connected yet: a switch sent now would be lost, and time out
+            return "busy", f"worker {', '.join(starting)} is still starting; retry once it is ready"
         try:
             profile = cfg.load_profile(self.config, name)
         except cfg.ConfigError as exc:

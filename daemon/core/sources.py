@@ -43,6 +43,8 @@ class SourceRouter:
         self.requests = requests
         self.feed = feed
         self.request_of: dict[str, str] = {}  # the source's stream id -> the request carrying it now
+        self.last_seq: dict[str, int] = {}  # the source's stream id -> the seq of its latest chunk
+        self.closed = False  # the daemon is stopping: no source audio is routed any more
         self.source_of: dict[bytes, str] = {}  # source client -> its data.source name ("mic")
         self.counters = {"source_chunks": 0, "source_chunks_not_routed": 0}
         self._ids = itertools.count(1)
@@ -57,6 +59,9 @@ class SourceRouter:
     def route(self, message: Message) -> tuple[bytes, Message] | None:
         """The (client, message) to take as a client's request, or None when the route cannot take it now."""
         self.counters["source_chunks"] += 1
+        if self.closed:
+            self.counters["source_chunks_not_routed"] += 1
+            return None
         client = SOURCE_CLIENT + str(message.stage).encode()
         self.source_of[client] = message.data["source"]
         request_id = self.request_of.get(message.id)
@@ -69,9 +74,28 @@ class SourceRouter:
             request_id = f"{message.id}.{next(self._ids)}"
             self.request_of[message.id] = request_id
             self._noted.clear()  # routable again: the next problem is news
+        self.last_seq[message.id] = message.seq
         if message.final:
             self.request_of.pop(message.id, None)
+            self.last_seq.pop(message.id, None)
         return client, replace(message, id=request_id, stage=None)
+
+    def close_streams(self) -> list[tuple[bytes, Message]]:
+        """A stop: the closing message of every open source stream, and no source audio routed after it.
+
+        A microphone's stream never ends by itself, so a drain waited its whole timeout for it and then dropped
+        what was heard. Closed, the stages finish what they already hold (ASR transcribes the utterance in
+        progress, the journal records it) and the drain ends when they have."""
+        self.closed = True
+        closing = []
+        for stream_id, request_id in self.request_of.items():
+            request = self.requests.get(request_id)
+            if request is not None and request.streaming:
+                closing.append((request.client, Message(request.type, id=request_id, final=True,
+                                                        seq=self.last_seq.get(stream_id, 0) + 1)))
+        self.request_of.clear()
+        self.last_seq.clear()
+        return closing
 
     def _not_routable(self, kind: str, route: list[str] | None) -> str | None:
         if route is None:

@@ -26,10 +26,14 @@ from typing import Any
 import structlog
 
 from tcccd.config import Config
+from tcccd.core.departures import Departures
 from tcccd.core.worker_links import WorkerLinks
 from tcccd.core.workers import StageRuntime, WorkerHandle, describe_exit, worker_env, worker_spec
 from tcccd.wire.protocol import Message, ProtocolError
 from tcccd.wire.states import SERVING, SETTLED, WorkerState
+
+STOP_TIMEOUT_S = 5.0  # a worker told to shut down is killed after this
+WAITING_TO_START = (WorkerState.STARTING, WorkerState.LOADING, WorkerState.RESTARTING, WorkerState.FAILED)
 
 
 class Supervisor:
@@ -38,6 +42,7 @@ class Supervisor:
         self.on_worker_lost = on_worker_lost
         self.log = structlog.get_logger()
         self.links = WorkerLinks(config.daemon.runtime_dir)
+        self.departures = Departures(self.links)
         self.workers: dict[str, WorkerHandle] = {}
         self.stopping = False
         self._last_ping_at = 0.0
@@ -70,11 +75,12 @@ class Supervisor:
             changed |= {s.config.name for s in handle.stages}
             if before is not None:
                 changed |= {s.config.name for s in before.stages}
-                self._stop([before], timeout_s=5.0)
-            self.spawn(self.workers[name])
+                handle.generation = before.generation  # the next identity is new: the old one may linger
+                self.departures.retire(before, STOP_TIMEOUT_S)
+            self._start_when_free(self.workers[name])
         for gone in old.values():
             changed |= {s.config.name for s in gone.stages}
-        self._stop(list(old.values()), timeout_s=5.0)
+            self.departures.retire(gone, STOP_TIMEOUT_S)
         self.stages = {s.config.name: s for w in self.workers.values() for s in w.stages}
         self._worker_by_stage = {s.config.name: w for w in self.workers.values() for s in w.stages}
         return changed
@@ -130,12 +136,13 @@ class Supervisor:
     # -- processes ---------------------------------------------------------------------------------------------
 
     def spawn(self, handle: WorkerHandle) -> None:
+        """A new process (generation) for the worker; its state says why (starting, restarting, loading, failed)."""
         handle.generation += 1
         spec_path = self.config.daemon.runtime_dir / f"worker-{handle.name}.json"
         spec_path.write_text(json.dumps(worker_spec(handle, self.config, self.profile, self.links.spec())))
         handle.proc = subprocess.Popen([sys.executable, "-m", "tcccd.worker", str(spec_path)],
                                        stdin=subprocess.DEVNULL, env=worker_env(handle, len(self.workers)))
-        if handle.state != WorkerState.FAILED:
+        if handle.state not in (WorkerState.FAILED, WorkerState.LOADING):
             handle.state = WorkerState.STARTING if handle.restarts == 0 else WorkerState.RESTARTING
         handle.started_at = handle.last_pong_at = time.monotonic()
         handle.exit_reason = None
@@ -146,13 +153,20 @@ class Supervisor:
         for handle in self.workers.values():
             self.spawn(handle)
 
+    def _start_when_free(self, handle: WorkerHandle) -> None:
+        """Start the worker now, or from `tick` once its previous process is gone."""
+        handle.next_start_at = 0.0
+        if not self.departures.pending(handle.name):
+            self.spawn(handle)
+
     def tick(self, now: float) -> None:
+        self.departures.reap(now)
         for handle in self.workers.values():
             handle.prune_restarts(now)
             if handle.proc is not None and handle.proc.poll() is not None:
                 self._on_exit(handle, handle.proc.returncode, now)
-            elif handle.proc is None and handle.state in (WorkerState.RESTARTING, WorkerState.FAILED) \
-                    and now >= handle.next_start_at:
+            elif handle.proc is None and handle.state in WAITING_TO_START and now >= handle.next_start_at \
+                    and not self.departures.pending(handle.name):
                 self.spawn(handle)
             elif handle.alive and (overdue := handle.overdue(now)):
                 self.kill(handle, overdue)
@@ -170,8 +184,6 @@ class Supervisor:
 
     def _on_exit(self, handle: WorkerHandle, returncode: int, now: float) -> None:
         handle.proc = None
-        if handle.state == WorkerState.UNLOADED and not self.stopping:
-            return  # it was asked to go (tcccd.memory): not a crash, and it starts again on demand
         reason = handle.exit_reason or describe_exit(returncode)
         handle.last_error = reason
         for stage in handle.stages:
@@ -239,20 +251,19 @@ class Supervisor:
         if not handle.alive or handle.state not in SERVING:
             return False
         handle.state = WorkerState.UNLOADED
-        self.links.send(handle, Message("shutdown"))
+        self.departures.retire(handle, STOP_TIMEOUT_S)
         self.log.info("worker unloaded", worker=handle.name)
         return True
 
     def load(self, handle: WorkerHandle) -> None:
-        """Start an unloaded worker again (state `loading` until it says ready); no-op in any other state."""
+        """Start an unloaded worker again (state `loading` until it says ready); no-op in any other state.
+
+        A process of it still on its way out is idle: it is killed, and the new one starts once it is gone."""
         if handle.state != WorkerState.UNLOADED:
             return
-        if handle.proc is not None:  # still on its way out, idle: do not wait for it
-            handle.proc.kill()
-            handle.proc.wait(5)
-            handle.proc = None
-        self.spawn(handle)
         handle.state = WorkerState.LOADING
+        self.departures.hurry(handle.name)
+        self._start_when_free(handle)
 
     def commit_params(self, params: dict[str, dict[str, Any]], profile: str) -> None:
         """A profile switch every worker accepted: restarts from now on start with these parameters."""
@@ -262,21 +273,9 @@ class Supervisor:
                 self.stages[name].params = stage_params
 
     def stop_all(self, timeout_s: float) -> None:
+        """At shutdown, after the loop: every worker told to go, and waited for (killed after `timeout_s`)."""
         self.stopping = True
-        self._stop(list(self.workers.values()), timeout_s)
-
-    def _stop(self, handles: list[WorkerHandle], timeout_s: float) -> None:
-        for handle in handles:
-            if handle.alive:
-                self.links.send(handle, Message("shutdown"))
-        deadline = time.monotonic() + timeout_s
-        for handle in handles:
-            if handle.proc is None:
-                continue
-            try:
-                handle.proc.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                handle.proc.kill()
-                handle.proc.wait(5)
-            handle.proc = None
+        for handle in self.workers.values():
+            self.departures.retire(handle, timeout_s)
             handle.state = WorkerState.STOPPED
+        self.departures.wait_all(timeout_s)

@@ -139,6 +139,7 @@ def worker_spec(handle: WorkerHandle, config: Config, profile: str, endpoints: d
     cpus = next((s.config.cpus for s in handle.stages if s.config.cpus), None)
     return {
         "worker": handle.name, "generation": handle.generation, "profile": profile, **endpoints, "cpus": cpus,
+        "daemon_pid": os.getpid(),  # the worker checks its parent against it: it must not outlive the daemon
         "cache_dir": str(d.cache_dir), "state_dir": str(d.state_dir),
         "log_level": d.log_level, "log_format": d.log_format,
         "stages": [{"name": s.config.name, "plugin": s.config.plugin, "params": s.params} for s in handle.stages],

@@ -8,6 +8,7 @@ forward to it cannot be sent, deterministically.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import zmq
@@ -19,12 +20,14 @@ from tcccd.wire.states import WorkerState
 from tests.support.daemon import make_config
 
 
-def pump(daemon: Daemon, until, rounds: int = 200) -> None:
-    for _ in range(rounds):
+def pump(daemon: Daemon, until, timeout_s: float = 10.0) -> None:
+    """Turn the loop's socket service until `until()` holds (zmq.select with no sockets does not wait: sleep)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
         daemon.serve_sockets()
         if until():
             return
-        zmq.select([], [], [], 0.01)
+        time.sleep(0.01)
     raise AssertionError("condition not reached")
 
 
@@ -43,6 +46,11 @@ def test_a_forward_that_cannot_be_sent_ends_the_request_and_cancels_it_upstream(
             worker[role] = ctx.socket(zmq.DEALER)
             worker[role].setsockopt(zmq.ROUTING_ID, b"first:0")
             worker[role].connect(links.endpoints[role])
+        # it speaks first on both, as a real worker does: until a ROUTER has its identity, a send to it fails
+        worker["data"].send_multipart(Message("ack", id="-", stage="first").to_frames())
+        worker["heartbeat"].send_multipart(Message("pong").to_frames())
+        assert links.data.poll(10_000) and links.heartbeat.poll(10_000)
+        daemon.serve_sockets()
         client = ctx.socket(zmq.DEALER)
         client.connect(config.daemon.client_endpoint)
         client.send_multipart(Message("echo", id="r1", final=True, data={"n": 1}).to_frames())
