@@ -60,6 +60,7 @@ from harness import percentiles, running_daemon  # noqa: E402
 
 from tcccd.plugins.whisper.repetition import looped  # noqa: E402
 from tcccd.plugins.whisper.textnorm import corpus_wer  # noqa: E402
+from tcccd.wire.replies import Transcript  # noqa: E402
 
 OUT = asr_corpus.ROOT / "bench" / "out" / "asr"
 SYSTEMS = ("anchor", "anchor_hotwords", "tcccd", "tcccd_unbiased")
@@ -88,11 +89,12 @@ def make_transcriber(system: str, beam: int):
                                                                            hotwords=hotwords)[0])
     from tcccd.kit.testing import PluginHarness
     from tcccd.wire.protocol import AudioFormat, Message
+    from tcccd.wire.replies import Transcript
 
     params = {"beam_size": beam, "vocabulary_biasing": system == "tcccd"}
     harness = PluginHarness("whisper", params, Path(tempfile.mkdtemp())).__enter__()
-    return lambda p: harness.request(Message("transcribe", payload=Path(p).read_bytes(), final=True,
-                                             audio=AudioFormat("wav")))[0].data["text"]
+    return lambda p: Transcript.from_message(harness.request(Message(
+        "transcribe", payload=Path(p).read_bytes(), final=True, audio=AudioFormat("wav")))[0]).text
 
 
 def measure(transcribe, corpus: dict[str, list[asr_corpus.Clip]]) -> dict:
@@ -149,9 +151,9 @@ def run_daemon(beam: int, corpus: dict) -> dict:
     with running_daemon(workdir, pipeline, {"transcribe": ["asr"], "stream": ["asr"]},
                         daemon_extra={"cache_dir": str(cache_dir)}, profile="bench",
                         profiles_dir=str(_empty_profile(workdir))) as client:
-        result = measure(lambda p: client.transcribe(p).data["text"], corpus)
-        stage = next(s for s in client.status()["stages"] if s["name"] == "asr")
-        result["peak_mb"] = peak_mb(stage["pid"])
+        result = measure(lambda p: Transcript.from_message(client.transcribe(p)).text, corpus)
+        stage = next(s for s in client.status_report().stages if s.name == "asr")
+        result["peak_mb"] = peak_mb(stage.pid)
     return result
 
 

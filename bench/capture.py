@@ -31,6 +31,7 @@ from harness import percentiles, running_daemon, timed_ms
 from tcccd.plugins.capture.virtual_mic import running_pulse
 from tcccd.record.journal import Entry, JournalSettings, TranscriptJournal
 from tcccd.wire.protocol import Message
+from tcccd.wire.replies import Transcript
 
 SPEECH = Path(__file__).resolve().parents[1] / "tests" / "data" / "real-speech"
 
@@ -68,15 +69,15 @@ def final_mic_transcripts(sock: zmq.Socket, first_s: float = 15.0, quiet_s: floa
             frames = sock.recv_multipart()
         except zmq.Again:
             continue
-        message = Message.from_frames(frames[1:])
-        if message.data.get("source") == "mic" and not message.data.get("partial") and message.data.get("text"):
-            got.append((time.monotonic(), message.data["text"]))
+        heard = Transcript.from_message(Message.from_frames(frames[1:]))
+        if heard.source == "mic" and not heard.partial and heard.text:
+            got.append((time.monotonic(), heard.text))
             deadline = time.monotonic() + quiet_s
     return got
 
 
 def capture_pid(client) -> int:
-    return next(s["pid"] for s in client.status()["stages"] if s["plugin"] == "capture")
+    return next(s.pid for s in client.status_report().stages if s.plugin == "capture")
 
 
 def live_latency(files: list[Path], silence_s: float, partial_ms: int, block_ms: int) -> dict[str, object]:
@@ -87,7 +88,7 @@ def live_latency(files: list[Path], silence_s: float, partial_ms: int, block_ms:
                      "params": {"partial_interval_ms": partial_ms}}]
         routes = {"transcribe": ["asr"], "stream": ["asr"]}
         with running_daemon(Path(tmp), pipeline, routes) as client:
-            events = subscriber(client.status()["endpoints"]["events"])
+            events = subscriber(client.status_report().endpoints.events)
             proc = psutil.Process(capture_pid(client))
             time.sleep(2.0)
             cpu0, t0 = proc.cpu_times(), time.monotonic()

@@ -161,9 +161,9 @@ class Load:
                     list(client.speak(item, deadline_s=60))
                 break
             except RequestFailed as exc:
-                if exc.reply.data.get("code") != "busy":
+                if exc.code != "busy":
                     with self.lock:
-                        self.lost.append(f"{kind}: {exc.reply.data}")
+                        self.lost.append(f"{kind}: {exc}")
                     return
                 with self.lock:
                     self.refusals += 1
@@ -195,7 +195,7 @@ class Load:
 
 
 def daemon_pid(client: Client) -> int:
-    return int(client.status()["pid"])
+    return client.status_report().pid
 
 
 def run_daemon(workdir: Path, files: list[Path], rounds: int, memory: dict[str, Any]) -> dict[str, Any]:
@@ -213,10 +213,10 @@ def run_daemon(workdir: Path, files: list[Path], rounds: int, memory: dict[str, 
             steady = sampler.snapshot()
         load = Load(client.endpoint, files)
         load.rounds(rounds)
-        report = client.status()
+        memory_status = client.status_report().memory.to_data()
         sampler.stop()
     result = {"peak": sampler.peak, "peak_total": sampler.peak_total, "latency_s": load.latency_s,
-              "lost": load.lost, "refusals": load.refusals, "memory_status": report.get("memory", {}),
+              "lost": load.lost, "refusals": load.refusals, "memory_status": memory_status,
               "sequential_s": sequential}
     if sequential:
         result["steady"] = steady

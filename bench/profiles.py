@@ -25,6 +25,7 @@ from harness import running_daemon
 from tcccd.telemetry.replay import Sample, read_trace, replay
 from tcccd.telemetry.settings import TelemetrySettings
 from tcccd.wire.client import Client, RequestFailed
+from tcccd.wire.replies import ProfileDecision, ProfileReply, read_reply
 
 REPO = Path(__file__).resolve().parents[1]
 TRACES = REPO / "tests" / "data" / "telemetry"
@@ -108,9 +109,10 @@ def wait_applied(events, name: str, timeout_s: float = 60.0) -> tuple[float, flo
         if event is None:
             break
         message = event[1]
-        if message.type == "profile.decision" and message.data["name"] == name:
+        said = read_reply(message)
+        if isinstance(said, ProfileDecision) and said.name == name:
             decided_at = message.ts
-        elif message.type == "profile" and message.data.get("name") == name:
+        elif isinstance(said, ProfileReply) and said.name == name:
             return message.ts, decided_at
     raise TimeoutError(f"profile {name} not applied within {timeout_s} s")
 

@@ -36,6 +36,9 @@ sys.path.insert(0, str(REPO))
 os.environ["PYTHONPATH"] = f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"  # workers load test stages
 
 from tcccd.wire.client import Client, CurveKeys, RequestFailed  # noqa: E402
+from tcccd.wire.errors import ErrorReply  # noqa: E402
+from tcccd.wire.states import SERVING  # noqa: E402
+from tcccd.wire.status import StageStatus, StatusReport  # noqa: E402
 from tests.support.fuzz import cases  # noqa: E402
 from tests.support.rawclient import RawClient, header  # noqa: E402
 
@@ -44,15 +47,15 @@ SPEECH = ["Tourniquet applied at zero nine fifteen.", "Patient breathing, eighte
           "Prepare the needle decompression kit."]
 
 
-def _stage(report: dict[str, Any], name: str) -> dict[str, Any]:
-    return next(s for s in report["stages"] if s["name"] == name)
+def _stage(report: StatusReport, name: str) -> StageStatus:
+    return next(s for s in report.stages if s.name == name)
 
 
 def bench_fuzz(count: int, workdir: Path) -> None:
     pipeline = [{"name": "echo", "plugin": "passthrough", "max_queue": 256}]
     with running_daemon(workdir, pipeline, {"echo": ["echo"], "stream": ["echo"]},
                         daemon_extra={"stream_idle_timeout_s": 1.0}) as client:
-        pid = client.status()["pid"]
+        pid = client.status_report().pid
         owed, sent, started = set(), 0, time.perf_counter()
         with RawClient(client.endpoint) as raw:
             for case in cases(count, seed=int(time.time())):
@@ -66,15 +69,23 @@ def bench_fuzz(count: int, workdir: Path) -> None:
                     break
             raw.collect(quiet_s=2.0, until=lambda: all(raw.finals(i) for i in owed), timeout_s=600)
         elapsed_s = time.perf_counter() - started
-        report = client.status()
+        report = client.status_report()
     finals = collections.Counter(len(raw.finals(i)) for i in owed)
     doubled = sum(1 for i in raw.replies if len(raw.finals(i)) > 1)
-    codes = collections.Counter(r["data"]["code"] for rs in raw.replies.values() for r in rs if r["type"] == "error")
+    codes = collections.Counter(ErrorReply.from_data(r["data"]).code for rs in raw.replies.values() for r in rs
+                                if r["type"] == "error")
     print(f"fuzz: {sent} messages in {elapsed_s:.1f} s ({sent / elapsed_s:.0f}/s); daemon pid unchanged: "
-          f"{report['pid'] == pid}, worker restarts: {report['stages'][0]['restarts']}, state {report['state']}")
+          f"{report.pid == pid}, worker restarts: {report.stages[0].restarts}, state {report.state}")
     print(f"  owed requests {len(owed)}: answered once {finals[1]}, never {finals[0]}; ids with two or more "
-          f"finals: {doubled}; counters {report['counters']}")
+          f"finals: {doubled}; counters {report.counters.to_data()}")
     print(f"  error codes: {dict(codes.most_common())}")
+
+
+def _outcome(finals: list[dict[str, Any]]) -> str:
+    """A request's end as the raw frames show it: its error code, `ok`, or how many finals it got."""
+    if len(finals) != 1:
+        return f"{len(finals)} finals"
+    return ErrorReply.from_data(finals[0]["data"]).code if finals[0]["type"] == "error" else "ok"
 
 
 def bench_kills(kills: int, workdir: Path) -> None:
@@ -83,7 +94,7 @@ def bench_kills(kills: int, workdir: Path) -> None:
     with running_daemon(workdir, pipeline, {"echo": ["slow"]}) as client:
         back_s, outcomes = [], collections.Counter()
         for n in range(kills):
-            pid = _stage(client.status(), "slow")["pid"]
+            pid = _stage(client.status_report(), "slow").pid
             with RawClient(client.endpoint) as raw:
                 raw.send(header("echo", f"k{n}", final=True, data={"delay_s": 2.0}))
                 time.sleep(0.2)
@@ -91,9 +102,8 @@ def bench_kills(kills: int, workdir: Path) -> None:
                 killed_at = time.perf_counter()
                 raw.collect(quiet_s=0.3, until=lambda n=n: raw.finals(f"k{n}"), timeout_s=30)
                 finals = raw.finals(f"k{n}")
-                outcomes[finals[0]["data"].get("code", "ok") if len(finals) == 1 else f"{len(finals)} finals"] += 1
-            while (stage := _stage(client.status(), "slow"))["pid"] == pid or stage["state"] not in (
-                    "ready", "degraded"):
+                outcomes[_outcome(finals)] += 1
+            while (stage := _stage(client.status_report(), "slow")).pid == pid or stage.state not in SERVING:
                 time.sleep(0.01)
             back_s.append(time.perf_counter() - killed_at)
     p50, p99 = percentiles(back_s)
@@ -144,7 +154,7 @@ def bench_load(clients: int, seconds: float, workdir: Path) -> None:
                 {"name": "piper", "plugin": "piper", "max_queue": 64}]
     with running_daemon(workdir, pipeline, {"transcribe": ["asr"], "speak": ["piper"]}) as client:
         alone = _alone(client, 10)
-        start = client.status()
+        start = client.status_report()
         results: list[tuple[str, float, str]] = []
         until = time.monotonic() + seconds
         threads = [threading.Thread(target=_load_client, args=(client.endpoint, until, results))
@@ -153,7 +163,7 @@ def bench_load(clients: int, seconds: float, workdir: Path) -> None:
             thread.start()
         for thread in threads:
             thread.join()
-        end = client.status()
+        end = client.status_report()
     print(f"load: {clients} clients x {seconds:.0f} s: {len(results)} requests, {len(results) / seconds:.1f}/s; "
           f"codes {dict(collections.Counter(code for _, _, code in results))}")
     for kind in ("transcribe", "speak", "status"):
@@ -163,14 +173,14 @@ def bench_load(clients: int, seconds: float, workdir: Path) -> None:
             print(f"  {kind:<10} n={len(ms):<6} p50 {p50:8.1f} ms  p99 {p99:8.1f} ms  alone p50 {alone[kind]:7.1f} ms"
                   f"  loaded/alone {p50 / alone[kind]:.1f}x")
     for name in ("asr", "piper"):
-        alone_ms, loaded_ms = _stage(start, name)["latency"]["p50_ms"], _stage(end, name)["latency"]["p50_ms"]
+        alone_ms, loaded_ms = _stage(start, name).latency.p50_ms, _stage(end, name).latency.p50_ms
         print(f"  {name} stage's own processing p50 (last 512 messages): alone {alone_ms} ms, under load "
               f"{loaded_ms} ms ({loaded_ms / alone_ms:.1f}x; end-to-end times above include queueing)")
-        a, b = _stage(start, name)["rss_bytes"], _stage(end, name)["rss_bytes"]
+        a, b = _stage(start, name).rss_bytes, _stage(end, name).rss_bytes
         print(f"  {name} worker RSS {a / 2**20:.1f} -> {b / 2**20:.1f} MiB ({(b - a) / a * 100:+.1f}%)")
-    a, b = start["memory"]["daemon_rss_bytes"], end["memory"]["daemon_rss_bytes"]
+    a, b = start.memory.daemon_rss_bytes, end.memory.daemon_rss_bytes
     print(f"  daemon RSS {a / 2**20:.1f} -> {b / 2**20:.1f} MiB ({(b - a) / a * 100:+.1f}%); "
-          f"counters {end['counters']}")
+          f"counters {end.counters.to_data()}")
 
 
 def bench_curve(runs: int, workdir: Path) -> None:

@@ -20,11 +20,12 @@ def test_wheel_contents_and_console_script(tmp_path: Path):
     for required in (*modules, "tcccd/default.yaml", "tcccd/plugins/passthrough.py",
                      "tcccd/plugins/whisper/plugin.py", "tcccd/plugins/piper.py", "tcccd/plugins/snac/plugin.py",
                      "tcccd/profiles/field.yaml", "tcccd/profiles/emergency.yaml", "tcccd/profiles/training.yaml",
-                     "tcccd/profiles/medical_vocab.txt"):
+                     "tcccd/profiles/medical_vocab.txt", "tcccd/plugins/card/plugin.py",
+                     "tcccd/card_exports/card.schema.json"):
         assert required in names, f"{required} missing from {wheel.name}"
     assert not any(n.startswith(("daemon/", "plugins/", "tests/")) for n in names)
     dist_info = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     entry_points = zipfile.ZipFile(wheel).read(dist_info).decode()
     assert "tcccd = tcccd.cli.main:main" in entry_points
-    for plugin in ("passthrough", "whisper", "piper", "snac"):
+    for plugin in ("passthrough", "whisper", "piper", "snac", "card"):
         assert f"{plugin} = tcccd.plugins." in entry_points

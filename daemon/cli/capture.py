@@ -15,6 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tcccd.wire.client import Client
+from tcccd.wire.replies import CaptureReply
+from tcccd.wire.status import CaptureHealth, StatusReport
 
 
 def since_ts(text: str) -> float:
@@ -33,21 +35,20 @@ def since_ts(text: str) -> float:
 
 def _set_mute(endpoint: str, muted: bool) -> int:
     with Client(endpoint, timeout_s=10) as client:
-        reply = client.call("capture.mute" if muted else "capture.unmute")
-    print(f"microphone {reply.data.get('capture', 'muted' if muted else 'listening')}")
+        reply = CaptureReply.from_message(client.call("capture.mute" if muted else "capture.unmute"))
+    print(f"microphone {reply.capture}")
     return 0
 
 
 def _transcripts(endpoint: str, args: argparse.Namespace) -> int:
     with Client(endpoint, timeout_s=10) as client:
-        reply = client.call("transcripts.since", {"since_ts": args.since or 0.0})
-    entries = reply.data["transcripts"]
+        reply = client.transcripts_since(since_ts=args.since or 0.0)
     if args.json:
-        print(json.dumps(entries, indent=2))
+        print(json.dumps(reply.to_data()["transcripts"], indent=2))
         return 0
-    for entry in entries:
-        stamp = dt.datetime.fromtimestamp(entry["ts"]).strftime("%Y-%m-%d %H:%M:%S")
-        print(f"{stamp}  {entry['source']:<6} {entry['text']}")
+    for entry in reply.transcripts:
+        stamp = dt.datetime.fromtimestamp(entry.ts).strftime("%Y-%m-%d %H:%M:%S")
+        print(f"{stamp}  {entry.source:<6} {entry.text}")
     return 0
 
 
@@ -61,25 +62,26 @@ def register(sub: Any, command: Callable[..., argparse.ArgumentParser], endpoint
     t.add_argument("--json", action="store_true")
 
 
-def status_lines(report: dict[str, Any]) -> list[str]:
+def status_lines(report: StatusReport) -> list[str]:
     """The microphone and the record on `tcccd status`'s screen: what a medic checks before going out."""
     lines = []
-    for stage in report.get("stages", []):
-        health = stage.get("plugin_health") or {}
-        if "capture" not in health:
+    for stage in report.stages:
+        if stage.plugin_health.plugin != "capture":
             continue
-        state = health["capture"]
-        if state == "no_device":
-            lines.append(f"capture   {stage['name']}: NO DEVICE ({health.get('no_device_reason')}); retrying")
+        health = CaptureHealth.from_data(stage.plugin_health.to_data(), f"stages[{stage.name}].plugin_health")
+        if health.capture is None:
+            lines.append(f"capture   {stage.name}: state unknown ({health.health_error or 'no report yet'})")
             continue
-        clipping = "CLIPPING" if health.get("clipping") else "no clipping"
-        lines.append(f"capture   {stage['name']}: {state} on {health.get('device_name')}, level "
-                     f"{health.get('input_level_dbfs')} dBFS, {clipping}, overruns {health.get('overruns')}, "
-                     f"echo {health.get('echo')}")
-    journal = report.get("transcripts")
+        if health.capture == "no_device":
+            lines.append(f"capture   {stage.name}: NO DEVICE ({health.no_device_reason}); retrying")
+            continue
+        clipping = "CLIPPING" if health.clipping else "no clipping"
+        lines.append(f"capture   {stage.name}: {health.capture} on {health.device_name}, level "
+                     f"{health.input_level_dbfs} dBFS, {clipping}, overruns {health.overruns}, echo {health.echo}")
+    journal = report.transcripts
     if journal:
-        if journal.get("last_error"):
-            lines.append(f"journal   FAILING: {journal['last_error']}")
+        if journal.last_error:
+            lines.append(f"journal   FAILING: {journal.last_error}")
         else:
-            lines.append(f"journal   {journal['appends']} transcripts recorded since start ({journal['path']})")
+            lines.append(f"journal   {journal.appends} transcripts recorded since start ({journal.path})")
     return lines

@@ -15,7 +15,9 @@ from tcccd.cli import capture as capture_commands
 from tcccd.cli import status_screen as status_mod
 from tcccd.cli import telemetry as telemetry_commands
 from tcccd.wire.client import Client, DaemonNotRunning, RequestFailed
+from tcccd.wire.model import ReplyInvalid
 from tcccd.wire.protocol import ProtocolError
+from tcccd.wire.replies import Transcript
 
 SYSTEM_CONFIG = Path("/etc/tcccd/tcccd.yaml")
 
@@ -66,16 +68,16 @@ def cmd_status(args: argparse.Namespace) -> int:
 def _status_once(args: argparse.Namespace) -> int:
     try:
         with Client(_endpoint(args), timeout_s=args.timeout) as client:
-            report = client.status()
+            report = client.status_report()
     except DaemonNotRunning as exc:
         print(json.dumps({"state": "not running", "error": str(exc)}) if args.json else str(exc))
         return status_mod.EXIT_NOT_RUNNING
-    except (TimeoutError, RequestFailed, ProtocolError) as exc:
+    except (TimeoutError, RequestFailed, ProtocolError, ReplyInvalid) as exc:
         print(json.dumps({"state": "unknown", "error": str(exc)}) if args.json else f"tcccd state unknown: {exc}")
         return status_mod.EXIT_UNKNOWN
     if args.watch and not args.json:
         print("\033[2J\033[H", end="")
-    print(json.dumps(report, indent=2) if args.json else status_mod.render(report))
+    print(json.dumps(report.to_data(), indent=2) if args.json else status_mod.render(report))
     return status_mod.exit_code(report)
 
 
@@ -84,15 +86,15 @@ def cmd_transcribe(args: argparse.Namespace) -> int:
     with Client(_endpoint(args), timeout_s=args.deadline) as client:
         for path in args.files:
             try:
-                reply = client.transcribe(path, deadline_s=args.deadline)
-            except (RequestFailed, TimeoutError, OSError) as exc:
+                transcript = Transcript.from_message(client.transcribe(path, deadline_s=args.deadline))
+            except (RequestFailed, TimeoutError, OSError, ReplyInvalid) as exc:
                 print(f"{path}: error: {exc}", file=sys.stderr)
                 failed += 1
                 continue
             if args.json:
-                print(json.dumps({"file": path, **reply.data}))
+                print(json.dumps({"file": path, **transcript.to_data()}))
             else:
-                print(f"{path}: {reply.data.get('text', '')}" if len(args.files) > 1 else reply.data.get("text", ""))
+                print(f"{path}: {transcript.text}" if len(args.files) > 1 else transcript.text)
     return 1 if failed else 0
 
 
@@ -119,8 +121,8 @@ def cmd_speak(args: argparse.Namespace) -> int:
 
 def cmd_profile(args: argparse.Namespace) -> int:
     with Client(_endpoint(args), timeout_s=10) as client:
-        info = client.profile_set(args.name, "set with tcccd profile set", args.for_s) if args.action == "set" \
-            else client.profile_get()
+        info = client.switch_profile(args.name, "set with tcccd profile set", args.for_s) \
+            if args.action == "set" else client.profile_info()
     print(telemetry_commands.describe_profile(info))
     return 0
 
@@ -230,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     except DaemonNotRunning as exc:
         print(exc, file=sys.stderr)
         return status_mod.EXIT_NOT_RUNNING
-    except (RequestFailed, TimeoutError) as exc:
+    except (RequestFailed, TimeoutError, ReplyInvalid) as exc:
         print(f"tcccd: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -8,16 +8,16 @@ tooling can use them: 0 healthy, 1 running but degraded (or still starting),
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
 from tcccd.cli.capture import status_lines as capture_lines
 from tcccd.telemetry.render import status_lines
+from tcccd.wire.status import MemoryStatus, StatusReport
 
 EXIT_HEALTHY, EXIT_DEGRADED, EXIT_NOT_RUNNING, EXIT_UNKNOWN = 0, 1, 3, 4
 
 
-def exit_code(report: dict[str, Any]) -> int:
-    return EXIT_HEALTHY if report.get("state") == "healthy" else EXIT_DEGRADED
+def exit_code(report: StatusReport) -> int:
+    return EXIT_HEALTHY if report.state == "healthy" else EXIT_DEGRADED
 
 
 def _ms(value: float | None) -> str:
@@ -32,42 +32,39 @@ def _ago(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%H:%M:%S")
 
 
-def _budget_text(mem: dict[str, Any]) -> str:
+def _budget_text(mem: MemoryStatus) -> str:
     """The memory capper's view: budget, headroom, and what it last did."""
-    if not mem.get("budget_bytes"):
+    if not mem.budget_bytes:
         return ""
-    text = f"; budget {_mb(mem['budget_bytes'])} MB, headroom {mem['headroom_bytes'] / 2**20:.0f} MB"
-    if mem.get("refusing"):
+    text = f"; budget {_mb(mem.budget_bytes)} MB, headroom {(mem.headroom_bytes or 0) / 2**20:.0f} MB"
+    if mem.refusing:
         text += ", REFUSING new work"
-    last = mem.get("last_action")
-    return text + (f"; last: {last['action']} {' '.join(last['targets'])} at {_ago(last['ts'])}" if last else "")
+    last = mem.last_action
+    return text + (f"; last: {last.action} {' '.join(last.targets)} at {_ago(last.ts)}" if last else "")
 
 
-def render(report: dict[str, Any]) -> str:
+def render(report: StatusReport) -> str:
     """The one screen an operator reads to decide whether the box is fit."""
-    prof = report["profile"]
-    mem = report["memory"]
+    prof, mem = report.profile, report.memory
     lines = [
-        f"tcccd {report['version']}  {report['state'].upper()}  (pid {report['pid']}, up {report['uptime_s']:.0f} s)",
-        f"profile   {prof['name']}  ({prof['reason']}, since {_ago(prof['since'])})",
-        *status_lines(prof, report.get("telemetry"), report.get("power_mode")),
-        f"memory    {_mb(mem['total_rss_bytes'])} MB total (daemon {_mb(mem['daemon_rss_bytes'])} MB)"
-        + _budget_text(mem),
-        f"requests  {report['requests_in_flight']} in flight",
+        f"tcccd {report.version}  {report.state.upper()}  (pid {report.pid}, up {report.uptime_s:.0f} s)",
+        f"profile   {prof.name}  ({prof.reason}, since {_ago(prof.since)})",
+        *status_lines(prof, report.telemetry, report.power_mode),
+        f"memory    {_mb(mem.total_rss_bytes)} MB total (daemon {_mb(mem.daemon_rss_bytes)} MB)" + _budget_text(mem),
+        f"requests  {report.requests_in_flight} in flight",
         *capture_lines(report),
         "",
         f"{'STAGE':<10} {'PLUGIN':<12} {'STATE':<11} {'RESTARTS':>8} {'QUEUE':>7} {'DROPPED':>7} "
         f"{'P50 ms':>8} {'P99 ms':>8} {'RSS MB':>7}  LAST ERROR",
     ]
-    for s in report["stages"]:
-        lat = s["latency"]
-        queue = f"{s['queue_depth']}/{s['max_queue']}"
+    for s in report.stages:
+        queue = f"{s.queue_depth}/{s.max_queue}"
         lines.append(
-            f"{s['name']:<10} {s['plugin']:<12} {s['state']:<11} {s['restarts']:>8} {queue:>7} "
-            f"{s['dropped_audio_chunks']:>7} {_ms(lat.get('p50_ms')):>8} {_ms(lat.get('p99_ms')):>8} "
-            f"{_mb(s.get('rss_bytes')):>7}  {(s['last_error'] or '')[:60]}"
+            f"{s.name:<10} {s.plugin:<12} {s.state.value:<11} {s.restarts:>8} {queue:>7} "
+            f"{s.dropped_audio_chunks:>7} {_ms(s.latency.p50_ms):>8} {_ms(s.latency.p99_ms):>8} "
+            f"{_mb(s.rss_bytes):>7}  {(s.last_error or '')[:60]}"
         )
-    if report["last_errors"]:
+    if report.last_errors:
         lines += ["", "recent errors:"]
-        lines += [f"  {_ago(e['ts'])}  {e['message'][:110]}" for e in report["last_errors"][-5:]]
+        lines += [f"  {_ago(e.ts)}  {e.message[:110]}" for e in report.last_errors[-5:]]
     return "\n".join(lines)

@@ -20,6 +20,7 @@ from tcccd.telemetry.nvpmodel import current_mode, load_modes
 from tcccd.telemetry.readings import host_root
 from tcccd.telemetry.render import render_readings
 from tcccd.telemetry.replay import TraceError, format_decision, read_trace, replay
+from tcccd.wire.replies import ProfileReply
 
 
 def register(sub: Any, command: Callable[..., argparse.ArgumentParser], load_config: Callable[[Any], Any]) -> None:
@@ -53,14 +54,14 @@ def duration_s(text: str) -> float:
     return total_s
 
 
-def describe_profile(info: dict[str, Any]) -> str:
+def describe_profile(info: ProfileReply) -> str:
     """One line for `tcccd profile`: what runs, why, and what was asked for."""
-    line = f"{info['name']} ({info['reason']})"
-    if info.get("requested") and info["requested"] != info["name"]:
-        line += f"; requested {info['requested']}"
-    if info.get("override_until"):
-        line += f"; override until {time.strftime('%H:%M:%S', time.localtime(info['override_until']))}"
-    return line + f"; available: {', '.join(info['available'])}"
+    line = f"{info.name} ({info.reason})"
+    if info.requested and info.requested != info.name:
+        line += f"; requested {info.requested}"
+    if info.override_until:
+        line += f"; override until {time.strftime('%H:%M:%S', time.localtime(info.override_until))}"
+    return line + f"; available: {', '.join(info.available)}"
 
 
 def show(config: Any, as_json: bool, watch_s: float | None) -> int:

@@ -1,20 +1,19 @@
-"""The daemon's main loop: one thread, one poller, signals as messages.
+"""The daemon: every part built once, here, with what it needs; then one thread, one poller, signals as messages.
 
-Signal handlers do nothing but wake the poller (set_wakeup_fd), and the loop
-reads the signal numbers like any other input, as gunicorn's arbiter does. The
-loop serves worker control first, then worker output, then clients, so a
-heartbeat never waits behind audio and replies go out before new work comes in.
+Parts are wired through their constructors, in dependency order, and never by
+assigning another part's attributes afterwards: what a part needs from one built
+later, or replaced by a reload (the config, the Wyoming door), it reads through a
+callable it was given. Signal handlers do nothing but wake the poller
+(set_wakeup_fd), and the loop reads the signal numbers like any other input, as
+gunicorn's arbiter does. The loop serves worker heartbeats and control first, then
+worker output, then clients, so a heartbeat never waits behind audio and replies
+go out before new work comes in.
 
-What the loop drives lives elsewhere: routing in tcccd.core.broker, processes in
-tcccd.core.supervisor, local requests in tcccd.core.local_requests, profile switches in
-tcccd.core.profile_switch, systemd in tcccd.system.systemd_policy, CurveZMQ in tcccd.core.security.
-
-Seams for policies inside the daemon: `every(interval_s, hook)` runs a hook
-from the loop at most every `interval_s` (0: every tick, ~50 ms). A telemetry
-policy (issue 12) registers a periodic hook and calls `self.profiles.switch`;
-a memory capper (issue 13) registers a per-tick hook and reads
-`self.supervisor`. Hooks run on the loop's thread: they must return quickly,
-and an exception in one is logged and does not stop the loop.
+Seams for policies: `every(interval_s, hook)` runs a hook from the loop at most
+every `interval_s` (0: every tick, ~50 ms): the telemetry governor and the memory
+hook. Hooks run on the loop's thread: they must return quickly, and an exception
+in one is logged and does not stop the loop. What a reload opens, closes or
+restarts: tcccd.core.reload.
 """
 
 from __future__ import annotations
@@ -32,23 +31,25 @@ import zmq
 
 from tcccd import __version__
 from tcccd import config as cfg
-from tcccd.core import health
+from tcccd.core import health, reload
+from tcccd.core.admission import Admission
 from tcccd.core.broker import Broker
+from tcccd.core.clients import ClientSockets
+from tcccd.core.control import ControlRouter
 from tcccd.core.governor import ProfileGovernor
 from tcccd.core.local_requests import LocalRequests
 from tcccd.core.memory_hook import MemoryHook
 from tcccd.core.profile_switch import ProfileSwitcher
+from tcccd.core.requests import RequestTable
 from tcccd.core.security import Security
-from tcccd.core.sources import attach as attach_sources
+from tcccd.core.sources import SourceRouter
 from tcccd.core.supervisor import Supervisor
 from tcccd.core.workers import WorkerHandle
 from tcccd.record.feed import TranscriptFeed
-from tcccd.record.journal import TranscriptJournal
 from tcccd.system.notify import Notifier
 from tcccd.system.systemd_policy import SystemdPolicy
 from tcccd.wire.protocol import Message
 from tcccd.wyoming_door.server import WyomingDoorError
-from tcccd.wyoming_door.server import attach as attach_wyoming
 
 TICK_S = 0.05
 CLIENT_MESSAGES_PER_TICK = 256
@@ -59,31 +60,43 @@ class Daemon:
         self.config = config
         self.config_path = config_path
         self.log = structlog.get_logger()
-        self.security = Security(config.daemon)
+        d = config.daemon
+        _make_dirs(d)
+        self.security = Security(d)
         self.ctx = zmq.Context()
+        self.events = self.ctx.socket(zmq.PUB)
         self.draining_until: float | None = None
         self._hooks: list[list[Any]] = []  # [interval_s, last_run_at, hook]
-        self.supervisor = Supervisor(config, _stage_params(config, config.profile), config.profile,
+        self.errors = health.RecentErrors()
+        self.supervisor = Supervisor(config, reload.stage_params(config, config.profile), config.profile,
                                      self.on_worker_lost)
         self.profiles = ProfileSwitcher(config, self.supervisor, lambda info: self.publish(
             "profile", Message("profile", data=info)))
-        self.broker = Broker(config, self.supervisor, self.publish, self.note_error, self.answer_local)
         # Requests and battery/thermal caps decide which profile runs; the switcher applies it (issue 12).
         self.governor = ProfileGovernor(config, self.profiles, self.publish)
-        self.every(config.daemon.telemetry.interval_s, self.governor.tick)
-        self.local = LocalRequests(lambda: self.config, self.supervisor, self.governor, self.broker.requests,
-                                   self.broker.counters, lambda: self.draining_until is not None)
-        # Audio no client sent (the microphone) and every final transcript: journalled, then published (issue 11).
-        self.feed = TranscriptFeed(None, self.publish, lambda: self.profiles.current["name"], self.note_error)
-        self.local.sources = attach_sources(self.broker, self.feed)
-        self.local.wyoming = self.wyoming = attach_wyoming(self.broker, self.feed, config.wyoming, config.daemon)
-        self.memory = MemoryHook(lambda: self.config, self.supervisor, self.broker.requests, self.profiles,
-                                 self.publish)
-        self.broker.admission = self.memory.admission
-        self.local.memory = self.memory.report
-        self.every(0, self.memory.tick)
+        # Every final transcript, from the microphone or a client: journalled, then published (issue 11).
+        self.feed = TranscriptFeed(reload.open_journal(config), self.publish, lambda: self.profiles.current["name"],
+                                   self.errors.note)
+        self.requests = RequestTable(d)
+        self.memory = MemoryHook(lambda: self.config, self.supervisor, self.requests, self.profiles, self.publish)
+        self.admission = Admission(lambda: self.config, self.supervisor, self.requests, self.memory.admission)
+        self.clients = ClientSockets(d.client_endpoint, d.max_request_bytes)
+        self.sources = SourceRouter(lambda: self.config, self.supervisor, self.requests, self.feed)
+        self.broker = Broker(lambda: self.config, self.supervisor, self.requests, self.admission, self.clients,
+                             self.sources, self.feed, self.publish, self.errors.note, self.answer_local)
+        self.door = reload.open_door(config, self.ctx, lambda: self.config)
+        self.local = LocalRequests(lambda: self.config, self.supervisor, self.governor, self.requests, self.feed,
+                                   self.errors, lambda: self.draining_until is not None,
+                                   {"counters": self.broker.report, "sources": self.sources.report,
+                                    "memory": self.memory.report,
+                                    "wyoming": lambda: self.door.report() if self.door else None})
+        self.control = ControlRouter(self.supervisor, {
+            "ready": self.supervisor.on_ready, "setup_failed": self.supervisor.on_setup_failed,
+            "profile_applied": self.profiles.on_applied, "released": self.memory.on_released})
         self.systemd = SystemdPolicy(Notifier(), self.supervisor, lambda: self.config.daemon.heartbeat_interval_s,
                                      lambda: health.summary_line(self.local.report()))
+        self.every(d.telemetry.interval_s, self.governor.tick)
+        self.every(0, self.memory.tick)
 
     def every(self, interval_s: float, hook: Callable[[float], None]) -> None:
         """Run `hook(now_monotonic)` from the main loop at most every `interval_s` seconds (0: every tick)."""
@@ -92,11 +105,8 @@ class Daemon:
     def answer_local(self, message: Message, respond: Callable[[Message], None]) -> None:
         self.local.answer(message, respond)
 
-    def note_error(self, request_id: str, text: str) -> None:
-        self.local.note_error(request_id, text)
-
     def on_worker_lost(self, handle: WorkerHandle, reason: str) -> None:
-        self.note_error("-", f"worker {handle.name}: {reason}")
+        self.errors.note("-", f"worker {handle.name}: {reason}")
         self.publish("alert", Message("alert", data={"worker": handle.name, "message": reason}))
         self.broker.worker_lost(handle, reason)
         self.profiles.worker_lost(handle)
@@ -109,18 +119,12 @@ class Daemon:
 
     def bind(self) -> None:
         d = self.config.daemon
-        for path in (d.runtime_dir, d.state_dir, d.cache_dir):
-            path.mkdir(parents=True, exist_ok=True)
-        d.runtime_dir.chmod(0o700)
-        if self.config.transcripts.enabled:
-            self.feed.journal = self.local.journal = TranscriptJournal.open(d.state_dir, self.config.transcripts)
         self.security.start(self.ctx)
-        self.events = self.ctx.socket(zmq.PUB)
         self.events.setsockopt(zmq.LINGER, 0)
         self.security.secure(self.events)
         self.events.bind(d.events_endpoint)
-        self.broker.bind(self.ctx, self.security.secure)
-        self.supervisor.bind(self.ctx)
+        self.clients.bind(self.ctx, self.security.secure)
+        self.supervisor.links.bind(self.ctx)
 
     def install_signals(self) -> socket.socket:
         reader, writer = socket.socketpair()
@@ -138,12 +142,12 @@ class Daemon:
         wakeup = self.install_signals()
         self.supervisor.start_all()
         self.governor.start()
-        self.start_wyoming()
+        self.start_door()
         self.log.info("tcccd started", version=__version__, pid=os.getpid(),
                       client_endpoint=self.config.daemon.client_endpoint, curve=self.security.enabled)
         poller = zmq.Poller()
-        sup = self.supervisor
-        for sock in (wakeup, sup.heartbeat, sup.control, sup.data, self.broker.clients):
+        links = self.supervisor.links
+        for sock in (wakeup, links.heartbeat, links.control, links.data, *self.clients.sockets):
             poller.register(sock, zmq.POLLIN)
         while True:
             events = dict(poller.poll(TICK_S * 1000))
@@ -157,39 +161,33 @@ class Daemon:
             self.profiles.tick(now)
             self.systemd.tick(now)
             self.run_hooks(now)
-            if self.draining_until is not None and (not self.broker.requests or now > self.draining_until):
+            if self.draining_until is not None and (not self.requests or now > self.draining_until):
                 break
         return self.shutdown()
 
-    def start_wyoming(self) -> None:
+    def start_door(self) -> None:
         """The Wyoming door when enabled; if it cannot open, ZeroMQ clients are still served."""
-        if self.wyoming is None:
+        if self.door is None:
             return
         try:
-            self.wyoming.start()
+            self.door.start()
         except WyomingDoorError as exc:
             self.log.error("wyoming door not open", error=str(exc))
-            self.note_error("-", str(exc))
+            self.errors.note("-", str(exc))
 
     def serve_sockets(self) -> None:
         """Drain what is waiting, control first: a heartbeat never queues behind audio."""
-        sup, broker = self.supervisor, self.broker
-        while sup.heartbeat.poll(0):
-            sup.on_heartbeat(sup.heartbeat.recv_multipart())
-        while sup.control.poll(0):
-            unhandled = sup.on_control(sup.control.recv_multipart())
-            if unhandled is not None and unhandled[1].type == "profile_applied":
-                self.profiles.on_applied(*unhandled)
-            elif unhandled is not None and unhandled[1].type == "released":
-                self.memory.on_released(*unhandled)
-        while sup.data.poll(0):
-            output = sup.on_worker_output(sup.data.recv_multipart())
+        sup, links, broker = self.supervisor, self.supervisor.links, self.broker
+        while links.heartbeat.poll(0):
+            sup.on_heartbeat(links.heartbeat.recv_multipart())
+        while links.control.poll(0):
+            self.control.on_frames(links.control.recv_multipart())
+        while links.data.poll(0):
+            output = sup.on_worker_output(links.data.recv_multipart())
             if output is not None:
                 broker.on_worker(*output)
-        for _ in range(CLIENT_MESSAGES_PER_TICK):
-            if not broker.clients.poll(0):
-                break
-            broker.on_client_frames(broker.clients.recv_multipart())
+        for client, frames in self.clients.waiting(CLIENT_MESSAGES_PER_TICK):
+            broker.on_client_frames(client, frames)
 
     def run_hooks(self, now: float) -> None:
         for entry in self._hooks:
@@ -215,48 +213,63 @@ class Daemon:
 
     def start_drain(self) -> None:
         timeout_s = self.config.daemon.drain_timeout_s
-        self.log.info("draining", in_flight=len(self.broker.requests), timeout_s=timeout_s)
+        self.log.info("draining", in_flight=len(self.requests), timeout_s=timeout_s)
         self.systemd.stopping()
-        self.broker.accepting = False
+        self.admission.stop_accepting()
+        for client, closing in self.sources.close_streams():  # the microphone's stream would never end
+            self.broker.on_client(client, closing)
         self.draining_until = time.monotonic() + timeout_s
 
     def shutdown(self) -> int:
         self.systemd.stopping()
         self.broker.abort(None, "shutting_down", "tcccd stopped before this request finished")
         self.supervisor.stop_all(timeout_s=5.0)
-        if self.wyoming is not None:
-            self.wyoming.stop()
+        door_closed = self.door is None or self.door.stop()
         self.governor.close()
-        if self.feed.journal is not None:
-            self.feed.journal.close()
+        self.feed.use_journal(None)
         signal.set_wakeup_fd(-1)
         self.security.stop()
-        self.ctx.destroy(linger=200)
+        if door_closed:  # a door thread that did not end still holds sockets: terminating would wait for them
+            self.ctx.destroy(linger=200)
         self.log.info("tcccd stopped")
         return 0
 
     def reload(self) -> None:
-        """SIGHUP: take a new config if it is valid; only stages whose config changed are restarted."""
+        """SIGHUP: take a new config if it is valid. Only stages whose config changed are restarted; a changed
+        `transcripts:` reopens the journal, a changed `wyoming:` closes, opens or reopens the door; the `daemon:`
+        section (endpoints, directories) needs a restart, and the log says so."""
         self.systemd.reloading()
         try:
             new = cfg.load(self.config_path)
         except cfg.ConfigError as exc:
             self.log.error("reload refused: the new config is invalid; the running one stays", error=str(exc))
-            self.note_error("-", f"reload refused: {exc}")
+            self.errors.note("-", f"reload refused: {exc}")
             self.systemd.reload_refused()
             return
-        if new.daemon != self.config.daemon:
-            self.log.warning("daemon section changed: endpoints and directories take effect at the next restart")
-            new = new.model_copy(update={"daemon": self.config.daemon})
-        self.config = self.broker.config = new
-        changed = self.supervisor.reconfigure(new, _stage_params(new, new.profile), new.profile)
+        new, kept_back = reload.keep_daemon_section(self.config, new)
+        if kept_back:
+            self.log.warning("reload: the daemon section changed; it takes effect at the next restart",
+                             changed=kept_back)
+            self.errors.note("-", f"reload: daemon.{', daemon.'.join(kept_back)} changed; restart tcccd for it")
+        old, self.config = self.config, new
+        changed = self.supervisor.reconfigure(new, reload.stage_params(new, new.profile), new.profile)
         self.broker.abort(changed, "reloading", "tcccd reloaded a config that changed this request's stages")
         self.profiles.reset(new, "set in the config (reloaded)")
         self.governor.reset(new)
+        if new.transcripts != old.transcripts:
+            self.feed.use_journal(reload.open_journal(new))
+            self.log.info("reload: transcript journal reopened", enabled=new.transcripts.enabled)
+        if new.wyoming != old.wyoming:
+            if self.door is not None:
+                self.door.stop()
+            self.door = reload.open_door(new, self.ctx, lambda: self.config)
+            self.start_door()
+            self.log.info("reload: wyoming door reopened", enabled=new.wyoming.enabled, uri=new.wyoming.uri)
         self.systemd.reloaded()
         self.log.info("config reloaded", profile=new.profile, restarted_stages=sorted(changed))
 
 
-def _stage_params(config: cfg.Config, profile_name: str) -> dict[str, dict[str, Any]]:
-    profile = cfg.load_profile(config, profile_name)
-    return {s.name: cfg.stage_params(config, s, profile) for s in config.enabled_stages}
+def _make_dirs(d: cfg.DaemonSection) -> None:
+    for path in (d.runtime_dir, d.state_dir, d.cache_dir):
+        path.mkdir(parents=True, exist_ok=True)
+    d.runtime_dir.chmod(0o700)

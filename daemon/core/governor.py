@@ -26,6 +26,7 @@ from tcccd.telemetry.readings import host_root
 from tcccd.wire.protocol import Message
 
 Done = Callable[[SwitchResult], None]
+RETRY_S = 5.0
 
 
 class ProfileGovernor:
@@ -39,6 +40,7 @@ class ProfileGovernor:
         self.monitor = Monitor(settings, root, config.profile)
         self.power = PowerModeSwitcher(root, settings.nvpmodel_socket)
         self.wanted: str | None = None
+        self.retry_at = 0.0  # monotonic: the next try of a decision the workers did not apply
         self.log = structlog.get_logger()
 
     @property
@@ -82,21 +84,27 @@ class ProfileGovernor:
         self.wanted = None  # this switch supersedes any the policy still had in mind
         return self.switcher.switch(effective, why, self._then_power(done, undo=before))
 
-    def tick(self, _now: float) -> None:
+    def tick(self, now: float) -> None:
         """The daemon's periodic hook: read, decide, and keep trying until the decision is applied."""
         decision = self.monitor.tick(time.time())
         if decision is not None:
             self._announce(decision)
-            self.wanted = decision.effective
-        if self.wanted is None or self.switcher.pending is not None:
+            self.wanted, self.retry_at = decision.effective, 0.0
+        if self.wanted is None or self.switcher.pending is not None or now < self.retry_at:
             return
         if self.switcher.current["name"] == self.wanted:
             self.wanted = None
             return
-        result = self.switcher.switch(self.wanted, self.policy.current.reason, self._then_power(None))
+        result = self.switcher.switch(self.wanted, self.policy.current.reason, self._then_power(self._retry_later))
         if result.state == "refused" and result.code != "busy":
             self.log.error("profile decision could not be applied", profile=self.wanted, error=result.message)
             self.wanted = None
+
+    def _retry_later(self, result: SwitchResult) -> None:
+        """A decision that workers refused or never confirmed (the switcher logged why) is tried again after
+        RETRY_S, until it applies; `busy` (another switch, workers still starting) at the next tick."""
+        if result.state == "refused" and result.code != "busy":
+            self.retry_at = time.monotonic() + RETRY_S
 
     def _announce(self, decision: Decision) -> None:
         self.publish("profile", Message("profile.decision", data={"name": decision.effective, **decision.to_dict()}))

@@ -1,12 +1,13 @@
-"""Requests the daemon answers itself: ping, status, profile.get and profile.set.
+"""Requests the daemon answers itself: ping, status, profile.get, profile.set and transcripts.since.
 
 They never reach a worker. `report()` is also what systemd's STATUS= line and
-`tcccd status` show, so the health report is built here, in one place.
+`tcccd status` show, so the health report is built here, in one place. Every
+reply is built through its model (tcccd.wire.replies, tcccd.wire.status), the
+one description of its fields that docs/protocol.md is generated from.
 """
 
 from __future__ import annotations
 
-import collections
 import os
 import time
 from collections.abc import Callable
@@ -18,57 +19,60 @@ from tcccd import __version__
 from tcccd.config import Config
 from tcccd.core import health
 from tcccd.core.governor import ProfileGovernor
+from tcccd.core.health import RecentErrors
 from tcccd.core.profile_switch import SwitchResult
 from tcccd.core.requests import RequestTable
 from tcccd.core.supervisor import Supervisor
-from tcccd.record.journal import TranscriptJournal
+from tcccd.record.feed import TranscriptFeed
+from tcccd.wire.messages import ProfileSet, TranscriptsSince
 from tcccd.wire.protocol import Message
+from tcccd.wire.replies import Pong, ProfileReply, TranscriptsReply
+from tcccd.wire.status import StatusReport
 
 Respond = Callable[[Message], None]
 
 
 class LocalRequests:
+    """`sections` gives the report's parts that other parts own (counters, sources, wyoming, memory), each a
+    callable read at report time, so a part a reload replaces (the Wyoming door) is never stale here."""
+
     def __init__(self, config: Callable[[], Config], supervisor: Supervisor, switcher: ProfileGovernor,
-                 requests: RequestTable, counters: dict[str, int], stopping: Callable[[], bool]) -> None:
+                 requests: RequestTable, feed: TranscriptFeed, errors: RecentErrors, stopping: Callable[[], bool],
+                 sections: dict[str, Callable[[], Any]]) -> None:
         self.config = config
         self.supervisor = supervisor
         self.switcher = switcher
         self.requests = requests
-        self.counters = counters
+        self.feed = feed
+        self.errors = errors
         self.stopping = stopping
-        self.errors: collections.deque[dict[str, Any]] = collections.deque(maxlen=20)
-        self.journal: TranscriptJournal | None = None  # set by the daemon once the state directory exists
-        self.sources: Any = None  # tcccd.core.sources.SourceRouter: audio no client sent
-        self.wyoming: Any = None  # tcccd.wyoming_door.server.WyomingDoor when wyoming.enabled
+        self.sections = sections
         self.started_at = time.time()
-        self.memory: Callable[[], dict[str, Any]] | None = None  # the memory capper's report (tcccd.memory)
-
-    def note_error(self, request_id: str, text: str) -> None:
-        self.errors.append({"ts": time.time(), "request_id": request_id, "message": text})
 
     def answer(self, message: Message, respond: Respond) -> None:
         """Reply to a local request; profile.set replies once every worker has applied (or refused) it."""
         if message.type == "ping":
-            respond(message.reply("pong", final=True))
+            respond(Pong().answer(message))
         elif message.type == "status":
-            respond(message.reply("status", self.report(), final=True))
+            respond(self.report().answer(message))
         elif message.type == "profile.get":
-            respond(message.reply("profile", self.switcher.info(), final=True))
+            respond(ProfileReply.from_data(self.switcher.info()).answer(message))
         elif message.type == "transcripts.since":
             respond(self._transcripts_since(message))
-        else:
-            name, reason = message.data["name"], message.data.get("reason", "set by a client")
-            self.switcher.switch(name, reason, lambda result: respond(_switch_reply(message, result)),
-                                 for_s=message.data.get("for_s"))
+        else:  # profile.set, its data checked at the edge (tcccd.wire.messages)
+            ask = ProfileSet.model_validate(message.data)
+            self.switcher.switch(ask.name, ask.reason, lambda result: respond(_switch_reply(message, result)),
+                                 for_s=ask.for_s)
 
     def _transcripts_since(self, message: Message) -> Message:
-        if self.journal is None:
+        journal = self.feed.journal
+        if journal is None:
             return message.error("no_route", "the transcript journal is disabled (transcripts.enabled: false)")
-        d = message.data
-        entries = self.journal.since(float(d.get("since_ts", 0.0)), int(d.get("after_seq", 0)), d.get("limit", 10000))
-        return message.reply("transcripts", {"transcripts": [e.to_dict() for e in entries]}, final=True)
+        ask = TranscriptsSince.model_validate(message.data)
+        entries = journal.since(float(ask.since_ts), ask.after_seq, ask.limit)
+        return TranscriptsReply.from_data({"transcripts": [e.to_dict() for e in entries]}).answer(message)
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> StatusReport:
         stages = []
         for handle in self.supervisor.workers.values():
             for stage in handle.stages:
@@ -88,20 +92,20 @@ class LocalRequests:
             "version": __version__, "pid": os.getpid(), "uptime_s": time.time() - self.started_at,
             "profile": self.switcher.current, "stages": stages, "requests_in_flight": len(self.requests),
             "memory": {"daemon_rss_bytes": daemon_rss, "total_rss_bytes": daemon_rss + worker_rss,
-                       **(self.memory() if self.memory is not None else {})},
+                       **self.sections["memory"]()},
             "endpoints": {"client": config.daemon.client_endpoint, "events": config.daemon.events_endpoint},
-            "counters": {**self.counters, "late_inputs": self.requests.late_inputs},
-            "last_errors": list(self.errors),
-            "transcripts": self.journal.health() if self.journal else None,
-            "sources": self.sources.report() if self.sources else None,
-            "wyoming": self.wyoming.report() if self.wyoming else None,
+            "counters": self.sections["counters"](),
+            "last_errors": list(self.errors.entries),
+            "transcripts": self.feed.journal.health() if self.feed.journal else None,
+            "sources": self.sections["sources"](),
+            "wyoming": self.sections["wyoming"](),
             **self.switcher.report(),  # telemetry readings and the power mode
         }
         report["state"] = health.overall_state([s["state"] for s in stages], self.stopping())
-        return report
+        return StatusReport.from_data(report)
 
 
 def _switch_reply(message: Message, result: SwitchResult) -> Message:
     if result.state == "refused":
         return message.error(result.code or "bad_profile", result.message)
-    return message.reply("profile", result.profile, final=True)
+    return ProfileReply.from_data(result.profile).answer(message)

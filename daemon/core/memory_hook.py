@@ -28,8 +28,7 @@ from tcccd.memory.budget import MIB, MemorySettings
 from tcccd.memory.capper import Capper, WorkerSample
 from tcccd.telemetry.readings import host_root
 from tcccd.wire.protocol import Message
-
-SERVING_STATES = ("ready", "degraded")
+from tcccd.wire.states import SERVING
 
 
 class MemoryHook:
@@ -69,7 +68,7 @@ class MemoryHook:
                 or any(names & set(r.route) for r in self.requests.open.values()))
 
     def _sample(self, handle: WorkerHandle, now: float) -> WorkerSample:
-        serving = handle.alive and handle.state in SERVING_STATES
+        serving = handle.alive and handle.state in SERVING
         if not serving or self._busy(handle):
             self.idle_since[handle.name] = now
         idle_s = now - self.idle_since.setdefault(handle.name, now)
@@ -81,7 +80,7 @@ class MemoryHook:
 
     def release(self, workers: tuple[str, ...]) -> bool:
         for name in workers:
-            self.supervisor.send_control(self.supervisor.workers[name], Message("release"))
+            self.supervisor.links.send(self.supervisor.workers[name], Message("release"))
         return bool(workers)
 
     def unload(self, worker: str) -> bool:

@@ -31,6 +31,7 @@ from tcccd.core.supervisor import Supervisor
 from tcccd.core.workers import WorkerHandle
 from tcccd.wire.messages import PROFILE_NAME
 from tcccd.wire.protocol import Message
+from tcccd.wire.states import COMING_UP
 
 APPLY_TIMEOUT_S = 30.0
 
@@ -102,6 +103,9 @@ class ProfileSwitcher:
             return "bad_profile", f"profile {name!r} is not installed (available: {', '.join(available) or 'none'})"
         if self.pending is not None:
             return "busy", f"a switch to profile {self.pending.name!r} is still being applied; retry in a moment"
+        starting = [h.name for h in self.supervisor.workers.values() if h.alive and h.state in COMING_UP]
+        if starting:  # it may not be connected yet: a switch sent now would be lost, and time out
+            return "busy", f"worker {', '.join(starting)} is still starting; retry once it is ready"
         try:
             profile = cfg.load_profile(self.config, name)
         except cfg.ConfigError as exc:
@@ -112,7 +116,7 @@ class ProfileSwitcher:
     def _send(self, handle: WorkerHandle, txn: _Transaction, params: dict[str, dict[str, Any]]) -> None:
         mine = {s.config.name: params[s.config.name] for s in handle.stages}
         profile = txn.name if params is txn.new else self.current["name"]
-        self.supervisor.send_control(handle, Message("profile", data={"profile": profile, "params": mine,
+        self.supervisor.links.send(handle, Message("profile", data={"profile": profile, "params": mine,
                                                                       "txn": txn.txn}))
 
     def on_applied(self, handle: WorkerHandle, message: Message) -> None:

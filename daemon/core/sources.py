@@ -1,10 +1,11 @@
 """Requests no client sent: audio from a source stage (the microphone), routed like a client's stream.
 
 A source stage's worker sends unsolicited messages (`Plugin.poll`) carrying
-`data.source`. The broker hands any worker output no open request owns to
-`on_unowned`; here a source's message becomes a request of a daemon-owned
-client, `source:<stage>`, routed by its type (`stream` -> ASR) through the
-broker's ordinary path: the same caps, queues, drops and deadlines as a client.
+`data.source`. The broker hands any worker output that no open request owns
+to `route`; here a source's message becomes a request of a daemon-owned
+client, `source:<stage>` (tcccd.core.clients), which the broker then takes
+through its ordinary path: the same caps, queues, drops and deadlines as a
+client's stream.
 
 The source names its stream; the daemon keys the request with its own id, so a
 stream whose request was ended under it (ASR restarted, idle timeout) carries on
@@ -18,69 +19,96 @@ errors are noted once per kind.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import structlog
 
+from tcccd.config import Config
+from tcccd.core.clients import SOURCE_CLIENT
+from tcccd.core.requests import RequestTable
+from tcccd.core.supervisor import Supervisor
+from tcccd.core.workers import WorkerHandle
 from tcccd.record.feed import TranscriptFeed
 from tcccd.wire.protocol import Message
-
-SOURCE_CLIENT_PREFIX = b"source:"
+from tcccd.wire.states import SERVING
 
 
 class SourceRouter:
-    def __init__(self, broker: Any, feed: TranscriptFeed) -> None:
-        self.broker = broker
+    def __init__(self, config: Callable[[], Config], supervisor: Supervisor, requests: RequestTable,
+                 feed: TranscriptFeed) -> None:
+        self.config = config
+        self.supervisor = supervisor
+        self.requests = requests
         self.feed = feed
         self.request_of: dict[str, str] = {}  # the source's stream id -> the request carrying it now
+        self.last_seq: dict[str, int] = {}  # the source's stream id -> the seq of its latest chunk
+        self.closed = False  # the daemon is stopping: no source audio is routed any more
         self.source_of: dict[bytes, str] = {}  # source client -> its data.source name ("mic")
         self.counters = {"source_chunks": 0, "source_chunks_not_routed": 0}
         self._ids = itertools.count(1)
         self._noted: set[str] = set()
         self.log = structlog.get_logger()
 
-    @staticmethod
-    def is_source(client: bytes) -> bool:
-        return client.startswith(SOURCE_CLIENT_PREFIX)
+    def owns(self, handle: WorkerHandle, message: Message) -> bool:
+        """A source stage's unsolicited message (else: a late output of an ended request)."""
+        return isinstance(message.data.get("source"), str) and \
+            message.stage in {s.config.name for s in handle.stages}
 
-    def source_name(self, client: bytes) -> str:
-        return self.source_of.get(client, "client")
-
-    def on_unowned(self, handle: Any, message: Message) -> None:
-        """A worker output with no open request: a source's message, or a late output of an ended request."""
-        source = message.data.get("source")
-        if not isinstance(source, str) or message.stage not in {s.config.name for s in handle.stages}:
-            self.broker.counters["late_outputs"] += 1
-            return
+    def route(self, message: Message) -> tuple[bytes, Message] | None:
+        """The (client, message) to take as a client's request, or None when the route cannot take it now."""
         self.counters["source_chunks"] += 1
-        client = SOURCE_CLIENT_PREFIX + message.stage.encode()
-        self.source_of[client] = source
+        if self.closed:
+            self.counters["source_chunks_not_routed"] += 1
+            return None
+        client = SOURCE_CLIENT + str(message.stage).encode()
+        self.source_of[client] = message.data["source"]
         request_id = self.request_of.get(message.id)
-        if request_id is None or request_id not in self.broker.requests:
-            route = self.broker.config.routes.get(message.type)
-            problem = self._not_routable(message.type, route)
+        if request_id is None or request_id not in self.requests:
+            problem = self._not_routable(message.type, self.config().routes.get(message.type))
             if problem:
                 self.counters["source_chunks_not_routed"] += 1
                 self._note_once(problem, f"audio from {message.stage!r} not routed: {problem}")
-                return
+                return None
             request_id = f"{message.id}.{next(self._ids)}"
             self.request_of[message.id] = request_id
             self._noted.clear()  # routable again: the next problem is news
+        self.last_seq[message.id] = message.seq
         if message.final:
             self.request_of.pop(message.id, None)
-        self.broker.on_client(client, replace(message, id=request_id, stage=None))
+            self.last_seq.pop(message.id, None)
+        return client, replace(message, id=request_id, stage=None)
+
+    def close_streams(self) -> list[tuple[bytes, Message]]:
+        """A stop: the closing message of every open source stream, and no source audio routed after it.
+
+        A microphone's stream never ends by itself, so a drain waited its whole timeout for it and then dropped
+        what was heard. Closed, the stages finish what they already hold (ASR transcribes the utterance in
+        progress, the journal records it) and the drain ends when they have."""
+        self.closed = True
+        closing = []
+        for stream_id, request_id in self.request_of.items():
+            request = self.requests.get(request_id)
+            if request is not None and request.streaming:
+                closing.append((request.client, Message(request.type, id=request_id, final=True,
+                                                        seq=self.last_seq.get(stream_id, 0) + 1)))
+        self.request_of.clear()
+        self.last_seq.clear()
+        return closing
 
     def _not_routable(self, kind: str, route: list[str] | None) -> str | None:
         if route is None:
             return f"no route for {kind!r} (add routes: {{{kind}: [asr]}})"
         for name in route:
-            runtime = self.broker.supervisor.stages.get(name)
-            if runtime is None:
+            if name not in self.supervisor.stages:
                 return f"stage {name!r} is disabled"
-            if self.broker.supervisor.worker_of(name).state not in ("ready", "degraded"):
+            if self.supervisor.worker_of(name).state not in SERVING:
                 return f"stage {name!r} is not ready"
         return None
+
+    def source_name(self, client: bytes) -> str:
+        return self.source_of.get(client, "source")
 
     def on_reply(self, client: bytes, message: Message) -> None:
         """What the broker would send the source client: partials are published, errors noted."""
@@ -100,12 +128,3 @@ class SourceRouter:
 
     def report(self) -> dict[str, Any]:
         return {**self.counters, "open_streams": len(self.request_of)}
-
-
-def attach(broker: Any, feed: TranscriptFeed) -> SourceRouter:
-    """Wire a router into the broker: unowned outputs, replies to source clients, and final transcripts."""
-    router = SourceRouter(broker, feed)
-    broker.on_unowned = router.on_unowned
-    broker.on_source_reply = router.on_reply
-    broker.publish_transcript = lambda request, message: feed.final(message, router.source_name(request.client))
-    return router

@@ -16,7 +16,6 @@ message goes, `send_to_stage` sends it and counts it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import subprocess
 import sys
@@ -25,11 +24,16 @@ from collections.abc import Callable
 from typing import Any
 
 import structlog
-import zmq
 
 from tcccd.config import Config
+from tcccd.core.departures import Departures
+from tcccd.core.worker_links import WorkerLinks
 from tcccd.core.workers import StageRuntime, WorkerHandle, describe_exit, worker_env, worker_spec
 from tcccd.wire.protocol import Message, ProtocolError
+from tcccd.wire.states import SERVING, SETTLED, WorkerState
+
+STOP_TIMEOUT_S = 5.0  # a worker told to shut down is killed after this
+WAITING_TO_START = (WorkerState.STARTING, WorkerState.LOADING, WorkerState.RESTARTING, WorkerState.FAILED)
 
 
 class Supervisor:
@@ -37,10 +41,8 @@ class Supervisor:
                  on_worker_lost: Callable[[WorkerHandle, str], None]) -> None:
         self.on_worker_lost = on_worker_lost
         self.log = structlog.get_logger()
-        run = config.daemon.runtime_dir
-        self.data_endpoint = f"ipc://{run}/workers-data.sock"
-        self.control_endpoint = f"ipc://{run}/workers-control.sock"
-        self.heartbeat_endpoint = f"ipc://{run}/workers-heartbeat.sock"
+        self.links = WorkerLinks(config.daemon.runtime_dir)
+        self.departures = Departures(self.links)
         self.workers: dict[str, WorkerHandle] = {}
         self.stopping = False
         self._last_ping_at = 0.0
@@ -73,24 +75,15 @@ class Supervisor:
             changed |= {s.config.name for s in handle.stages}
             if before is not None:
                 changed |= {s.config.name for s in before.stages}
-                self._stop([before], timeout_s=5.0)
-            self.spawn(self.workers[name])
+                handle.generation = before.generation  # the next identity is new: the old one may linger
+                self.departures.retire(before, STOP_TIMEOUT_S)
+            self._start_when_free(self.workers[name])
         for gone in old.values():
             changed |= {s.config.name for s in gone.stages}
-        self._stop(list(old.values()), timeout_s=5.0)
+            self.departures.retire(gone, STOP_TIMEOUT_S)
         self.stages = {s.config.name: s for w in self.workers.values() for s in w.stages}
         self._worker_by_stage = {s.config.name: w for w in self.workers.values() for s in w.stages}
         return changed
-
-    def bind(self, ctx: zmq.Context) -> None:
-        self.data = ctx.socket(zmq.ROUTER)
-        self.control = ctx.socket(zmq.ROUTER)
-        self.heartbeat = ctx.socket(zmq.ROUTER)
-        for sock, endpoint in ((self.data, self.data_endpoint), (self.control, self.control_endpoint),
-                               (self.heartbeat, self.heartbeat_endpoint)):
-            sock.setsockopt(zmq.LINGER, 0)
-            sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
-            sock.bind(endpoint)
 
     def worker_of(self, stage: str) -> WorkerHandle:
         return self._worker_by_stage[stage]
@@ -104,19 +97,15 @@ class Supervisor:
 
     def send_to_stage(self, stage: str, message: Message) -> bool:
         """Hand a message to the worker hosting `stage`; counts it as queued. False when it cannot go."""
-        runtime = self.stages[stage]
-        try:
-            self.data.send_multipart([self.worker_of(stage).identity, *message.to_frames()], zmq.NOBLOCK)
-        except zmq.ZMQError:
+        if not self.links.send_data(self.worker_of(stage), message):
             return False
-        runtime.pending += 1
+        self.stages[stage].pending += 1
         return True
 
-    def count_busy(self, stage: str) -> None:
-        self.stages[stage].busy_rejections += 1
-
-    def count_dropped_chunk(self, stage: str) -> None:
-        self.stages[stage].dropped_audio_chunks += 1
+    def note_stage_error(self, stage: str, text: str | None) -> None:
+        """The last error a stage's request ended with, for status."""
+        if stage in self.stages:
+            self.stages[stage].last_error = text
 
     def cancel(self, request_id: str, stages: list[str]) -> None:
         """Tell the workers of `stages` that a request ended early.
@@ -125,12 +114,7 @@ class Supervisor:
         thread computes, so the plugin can stop cooperatively (PluginContext.check_cancelled).
         """
         for handle in {self.worker_of(s).name: self.worker_of(s) for s in stages if s in self.stages}.values():
-            self.send_control(handle, Message("cancel", data={"request_id": request_id}), self.heartbeat)
-
-    def send_control(self, handle: WorkerHandle, message: Message, sock: zmq.Socket | None = None) -> None:
-        # Not connected yet, or gone: the heartbeat deadline catches a dead worker.
-        with contextlib.suppress(zmq.ZMQError):
-            (sock or self.control).send_multipart([handle.identity, *message.to_frames()], zmq.NOBLOCK)
+            self.links.send(handle, Message("cancel", data={"request_id": request_id}), "heartbeat")
 
     def on_worker_output(self, frames: list[bytes]) -> tuple[WorkerHandle, Message] | None:
         """A worker's data message, or None for a replaced generation's or an unreadable one. Acks are counted."""
@@ -152,15 +136,14 @@ class Supervisor:
     # -- processes ---------------------------------------------------------------------------------------------
 
     def spawn(self, handle: WorkerHandle) -> None:
+        """A new process (generation) for the worker; its state says why (starting, restarting, loading, failed)."""
         handle.generation += 1
         spec_path = self.config.daemon.runtime_dir / f"worker-{handle.name}.json"
-        endpoints = {"data_endpoint": self.data_endpoint, "control_endpoint": self.control_endpoint,
-                     "heartbeat_endpoint": self.heartbeat_endpoint}
-        spec_path.write_text(json.dumps(worker_spec(handle, self.config, self.profile, endpoints)))
+        spec_path.write_text(json.dumps(worker_spec(handle, self.config, self.profile, self.links.spec())))
         handle.proc = subprocess.Popen([sys.executable, "-m", "tcccd.worker", str(spec_path)],
                                        stdin=subprocess.DEVNULL, env=worker_env(handle, len(self.workers)))
-        if handle.state != "failed":
-            handle.state = "starting" if handle.restarts == 0 else "restarting"
+        if handle.state not in (WorkerState.FAILED, WorkerState.LOADING):
+            handle.state = WorkerState.STARTING if handle.restarts == 0 else WorkerState.RESTARTING
         handle.started_at = handle.last_pong_at = time.monotonic()
         handle.exit_reason = None
         handle.info = {"pid": handle.proc.pid}
@@ -170,33 +153,28 @@ class Supervisor:
         for handle in self.workers.values():
             self.spawn(handle)
 
+    def _start_when_free(self, handle: WorkerHandle) -> None:
+        """Start the worker now, or from `tick` once its previous process is gone."""
+        handle.next_start_at = 0.0
+        if not self.departures.pending(handle.name):
+            self.spawn(handle)
+
     def tick(self, now: float) -> None:
+        self.departures.reap(now)
         for handle in self.workers.values():
             handle.prune_restarts(now)
             if handle.proc is not None and handle.proc.poll() is not None:
                 self._on_exit(handle, handle.proc.returncode, now)
-            elif handle.proc is None and handle.state in ("restarting", "failed") and now >= handle.next_start_at:
+            elif handle.proc is None and handle.state in WAITING_TO_START and now >= handle.next_start_at \
+                    and not self.departures.pending(handle.name):
                 self.spawn(handle)
-            elif handle.alive:
-                self._check_deadlines(handle, now)
+            elif handle.alive and (overdue := handle.overdue(now)):
+                self.kill(handle, overdue)
         if now - self._last_ping_at >= self.config.daemon.heartbeat_interval_s:
             self._last_ping_at = now
             for handle in self.workers.values():
                 if handle.alive:
-                    self.send_control(handle, Message("ping"), self.heartbeat)
-
-    def _check_deadlines(self, handle: WorkerHandle, now: float) -> None:
-        silent_s = now - handle.last_pong_at
-        hang_s = handle.limit("hang_timeout_s")
-        busy = handle.info.get("busy") or {}
-        if silent_s > hang_s:
-            self.kill(handle, f"frozen: no heartbeat for {silent_s:.1f} s (hang_timeout_s={hang_s:g})")
-        elif busy.get("overdue_s", 0) > hang_s:
-            self.kill(handle, f"hung: still busy with request {busy['request_id']} {busy['overdue_s']:.1f} s "
-                              f"after its deadline (hang_timeout_s={hang_s:g}), although it was cancelled")
-        elif handle.state in ("starting", "restarting", "failed", "loading") and \
-                now - handle.started_at > handle.limit("start_timeout_s"):
-            self.kill(handle, f"not ready within start_timeout_s={handle.limit('start_timeout_s'):g}")
+                    self.links.send(handle, Message("ping"), "heartbeat")
 
     def kill(self, handle: WorkerHandle, reason: str) -> None:
         if handle.alive and handle.proc is not None:
@@ -206,54 +184,31 @@ class Supervisor:
 
     def _on_exit(self, handle: WorkerHandle, returncode: int, now: float) -> None:
         handle.proc = None
-        if handle.state == "unloaded" and not self.stopping:
-            return  # it was asked to go (tcccd.memory): not a crash, and it starts again on demand
         reason = handle.exit_reason or describe_exit(returncode)
         handle.last_error = reason
         for stage in handle.stages:
             stage.pending = 0  # what was queued in the dead process is gone with it
         if self.stopping:
-            handle.state = "stopped"
+            handle.state = WorkerState.STOPPED
             return
         self.log.error("worker exited", worker=handle.name, reason=reason, returncode=returncode)
         self.on_worker_lost(handle, reason)
-        if handle.state == "failed":
-            handle.failed_retries += 1
-        else:
-            handle.restart_times.append(now)
-            handle.prune_restarts(now)
-            if len(handle.restart_times) > handle.policy.max_restarts:
-                handle.state = "failed"
-                handle.failed_retries = 0
-                self.log.error("restart budget spent: stage failed, retried with a long backoff",
-                               worker=handle.name, restarts=handle.restarts, window_s=handle.policy.window_s)
-            else:
-                handle.restarts += 1
-                handle.state = "restarting"
-        handle.next_start_at = now + handle.next_backoff_s()
+        if handle.crashed(now):
+            self.log.error("restart budget spent: stage failed, retried with a long backoff",
+                           worker=handle.name, restarts=handle.restarts, window_s=handle.policy.window_s)
 
-    def on_control(self, frames: list[bytes]) -> tuple[WorkerHandle, Message] | None:
-        """Readiness and set-up failures are the supervisor's; other control messages are returned."""
-        handle = self.handle_by_identity(frames[0])
-        if handle is None:
-            return None  # a message from a worker generation that has since been replaced
-        try:
-            message = Message.from_frames(frames[1:])
-        except ProtocolError as exc:
-            self.log.error("unreadable control message from a worker", worker=handle.name, error=str(exc))
-            return None
-        if message.type == "ready":
-            if handle.state == "failed":
-                handle.restart_times.clear()  # it came back after its budget was spent: a fresh budget
-            handle.state = "degraded" if handle.restart_times else "ready"
-            handle.failed_retries = 0
-            self._take_health(handle, message.data)
-            self.log.info("worker ready", worker=handle.name, pid=message.data.get("pid"))
-        elif message.type == "setup_failed":
-            handle.exit_reason = f"set-up failed: {message.data.get('error')}"
-        else:
-            return handle, message
-        return None
+    def on_ready(self, handle: WorkerHandle, message: Message) -> None:
+        """A worker's stages are set up and warmed: it serves (degraded while restarts are fresh)."""
+        if handle.state == WorkerState.FAILED:
+            handle.restart_times.clear()  # it came back after its budget was spent: a fresh budget
+        handle.state = WorkerState.DEGRADED if handle.restart_times else WorkerState.READY
+        handle.failed_retries = 0
+        self._take_health(handle, message.data)
+        self.log.info("worker ready", worker=handle.name, pid=message.data.get("pid"))
+
+    def on_setup_failed(self, handle: WorkerHandle, message: Message) -> None:
+        """A stage could not set up; the worker exits next and is restarted with this as the reason."""
+        handle.exit_reason = f"set-up failed: {message.data.get('error')}"
 
     def on_heartbeat(self, frames: list[bytes]) -> None:
         handle = self.handle_by_identity(frames[0])
@@ -265,8 +220,8 @@ class Supervisor:
             return
         handle.last_pong_at = time.monotonic()
         self._take_health(handle, pong.data)
-        if handle.state == "degraded" and not handle.restart_times:
-            handle.state = "ready"
+        if handle.state == WorkerState.DEGRADED and not handle.restart_times:
+            handle.state = WorkerState.READY
 
     def _take_health(self, handle: WorkerHandle, data: dict[str, Any]) -> None:
         handle.info = {k: v for k, v in data.items() if k != "stages"}
@@ -283,33 +238,32 @@ class Supervisor:
 
     def all_failed(self) -> bool:
         """Every stage has spent its restart budget: nothing serves, a daemon restart is the next remedy."""
-        return bool(self.workers) and all(h.state == "failed" for h in self.workers.values())
+        return bool(self.workers) and all(h.state == WorkerState.FAILED for h in self.workers.values())
 
     def settled(self) -> bool:
         """Every worker either ready or failed: start-up is over."""
-        return all(h.state in ("ready", "degraded", "failed", "unloaded") for h in self.workers.values())
+        return all(h.state in SETTLED for h in self.workers.values())
 
     # -- unloading idle workers for the memory capper ----------------------------------------------------------
 
     def unload(self, handle: WorkerHandle) -> bool:
         """Stop an idle worker to give its memory back; `load` starts it again when a request needs it."""
-        if not handle.alive or handle.state not in ("ready", "degraded"):
+        if not handle.alive or handle.state not in SERVING:
             return False
-        handle.state = "unloaded"
-        self.send_control(handle, Message("shutdown"))
+        handle.state = WorkerState.UNLOADED
+        self.departures.retire(handle, STOP_TIMEOUT_S)
         self.log.info("worker unloaded", worker=handle.name)
         return True
 
     def load(self, handle: WorkerHandle) -> None:
-        """Start an unloaded worker again (state `loading` until it says ready); no-op in any other state."""
-        if handle.state != "unloaded":
+        """Start an unloaded worker again (state `loading` until it says ready); no-op in any other state.
+
+        A process of it still on its way out is idle: it is killed, and the new one starts once it is gone."""
+        if handle.state != WorkerState.UNLOADED:
             return
-        if handle.proc is not None:  # still on its way out, idle: do not wait for it
-            handle.proc.kill()
-            handle.proc.wait(5)
-            handle.proc = None
-        self.spawn(handle)
-        handle.state = "loading"
+        handle.state = WorkerState.LOADING
+        self.departures.hurry(handle.name)
+        self._start_when_free(handle)
 
     def commit_params(self, params: dict[str, dict[str, Any]], profile: str) -> None:
         """A profile switch every worker accepted: restarts from now on start with these parameters."""
@@ -319,21 +273,9 @@ class Supervisor:
                 self.stages[name].params = stage_params
 
     def stop_all(self, timeout_s: float) -> None:
+        """At shutdown, after the loop: every worker told to go, and waited for (killed after `timeout_s`)."""
         self.stopping = True
-        self._stop(list(self.workers.values()), timeout_s)
-
-    def _stop(self, handles: list[WorkerHandle], timeout_s: float) -> None:
-        for handle in handles:
-            if handle.alive:
-                self.send_control(handle, Message("shutdown"))
-        deadline = time.monotonic() + timeout_s
-        for handle in handles:
-            if handle.proc is None:
-                continue
-            try:
-                handle.proc.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                handle.proc.kill()
-                handle.proc.wait(5)
-            handle.proc = None
-            handle.state = "stopped"
+        for handle in self.workers.values():
+            self.departures.retire(handle, timeout_s)
+            handle.state = WorkerState.STOPPED
+        self.departures.wait_all(timeout_s)

@@ -16,6 +16,7 @@ from typing import Any
 
 from tcccd.config import Config, RestartPolicy, StageConfig
 from tcccd.system.notify import child_env
+from tcccd.wire.states import COMING_UP, WorkerState
 
 THREAD_VARIABLES = ("TCCCD_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
@@ -45,7 +46,7 @@ class WorkerHandle:
         self.stages = stages
         self.generation = 0
         self.proc: subprocess.Popen[bytes] | None = None
-        self.state = "starting"
+        self.state = WorkerState.STARTING
         self.started_at = 0.0
         self.last_pong_at = 0.0
         self.next_start_at = 0.0
@@ -80,10 +81,43 @@ class WorkerHandle:
         while self.restart_times and now - self.restart_times[0] > self.policy.window_s:
             self.restart_times.popleft()
 
+    def overdue(self, now: float) -> str | None:
+        """Why this live worker must be killed now, or None: frozen, hung past a deadline, or not ready in time."""
+        silent_s = now - self.last_pong_at
+        hang_s = self.limit("hang_timeout_s")
+        busy = self.info.get("busy") or {}
+        if silent_s > hang_s:
+            return f"frozen: no heartbeat for {silent_s:.1f} s (hang_timeout_s={hang_s:g})"
+        if busy.get("overdue_s", 0) > hang_s:
+            return (f"hung: still busy with request {busy['request_id']} {busy['overdue_s']:.1f} s after its "
+                    f"deadline (hang_timeout_s={hang_s:g}), although it was cancelled")
+        start_s = self.limit("start_timeout_s")
+        if self.state in COMING_UP and now - self.started_at > start_s:
+            return f"not ready within start_timeout_s={start_s:g}"
+        return None
+
+    def crashed(self, now: float) -> bool:
+        """Count an unexpected exit against the restart budget and schedule the next start; True when this exit
+        spent the budget (the worker is failed and retried with the long backoff)."""
+        spent = False
+        if self.state == WorkerState.FAILED:
+            self.failed_retries += 1
+        else:
+            self.restart_times.append(now)
+            self.prune_restarts(now)
+            spent = len(self.restart_times) > self.policy.max_restarts
+            if spent:
+                self.state, self.failed_retries = WorkerState.FAILED, 0
+            else:
+                self.restarts += 1
+                self.state = WorkerState.RESTARTING
+        self.next_start_at = now + self.next_backoff_s()
+        return spent
+
     def next_backoff_s(self) -> float:
         """Seconds before the next start: short while the budget lasts, then the capped failed-retry backoff."""
         policy = self.policy
-        if self.state == "failed":
+        if self.state == WorkerState.FAILED:
             return min(policy.failed_retry_max_s, policy.failed_retry_initial_s * 2 ** self.failed_retries)
         return min(policy.backoff_max_s, policy.backoff_initial_s * 2 ** (len(self.restart_times) - 1))
 
@@ -105,6 +139,7 @@ def worker_spec(handle: WorkerHandle, config: Config, profile: str, endpoints: d
     cpus = next((s.config.cpus for s in handle.stages if s.config.cpus), None)
     return {
         "worker": handle.name, "generation": handle.generation, "profile": profile, **endpoints, "cpus": cpus,
+        "daemon_pid": os.getpid(),  # the worker checks its parent against it: it must not outlive the daemon
         "cache_dir": str(d.cache_dir), "state_dir": str(d.state_dir),
         "log_level": d.log_level, "log_format": d.log_format,
         "stages": [{"name": s.config.name, "plugin": s.config.plugin, "params": s.params} for s in handle.stages],

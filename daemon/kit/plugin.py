@@ -30,7 +30,8 @@ class PluginParams(BaseModel):
 
 
 class PluginError(Exception):
-    """An error a plugin reports for one request; `code` goes on the wire."""
+    """An error a plugin reports for one request; `code` goes on the wire when it is one of tcccd's codes
+    (tcccd.wire.errors.ERROR_CODES), any other reaches the client as `plugin_error` naming it."""
 
     def __init__(self, message: str, code: str = "bad_request") -> None:
         super().__init__(message)
@@ -168,7 +169,8 @@ class Plugin:
         return {}
 
     def teardown(self) -> None:
-        """Release what `setup` took."""
+        """Release what `setup` took, quickly: a worker that is stopping exits 1 s after it is told to, with or
+        without the rest of its teardown (tcccd.worker.lifeline)."""
 
 
 def cpu_threads() -> int:

@@ -21,10 +21,10 @@ from pydantic import ValidationError
 
 from tcccd.kit import registry
 from tcccd.kit.plugin import CancelScope, LatencyWindow, Plugin, PluginContext, PluginError, elapsed_ms
+from tcccd.wire.errors import ERROR_CODES
 from tcccd.wire.protocol import Message
+from tcccd.wire.states import WorkerState
 from tcccd.wire.validation import format_validation_error
-
-STATES = ("starting", "ready", "degraded", "failed", "restarting", "stopped")
 
 
 class Stage:
@@ -32,7 +32,7 @@ class Stage:
                  state_dir: Path, profile: str = "field") -> None:
         self.name = name
         self.plugin_cls: type[Plugin] = registry.load(plugin_ref)
-        self.state = "starting"
+        self.state = WorkerState.STARTING
         self.last_error: str | None = None
         self.errors = 0
         self.latency = LatencyWindow()
@@ -46,42 +46,53 @@ class Stage:
         t0 = time.perf_counter()
         self.plugin.setup()
         self.plugin.warmup()
-        self.state = "ready"
+        self.state = WorkerState.READY
         self.log.info("stage ready", setup_ms=round(elapsed_ms(t0), 1))
 
     def handle(self, message: Message, scope: CancelScope | None = None) -> Iterator[Message]:
         """The plugin's outputs for one input, with the stage contract enforced.
 
-        `scope` is what the plugin's context.check_cancelled() reads while this input is processed.
+        `scope` is what the plugin's context.check_cancelled() reads while this input is processed. The request's
+        log context is bound only while the plugin computes, never across a yield: what the worker does between
+        two outputs (control messages, another stage's poll) is not logged as this request's.
         """
         t0 = time.perf_counter()
-        final_sent = False
+        outputs = self._outputs(message)
         self.plugin.context.scope = scope
-        with structlog.contextvars.bound_contextvars(request_id=message.id, stage=self.name):
-            try:
-                for out in self.plugin.process(message):
-                    if final_sent:
-                        self.log.warning("output after the final reply dropped", type=out.type)
-                        continue
-                    final_sent = out.final
-                    yield replace(out, id=message.id, stage=self.name)
-            except PluginError as exc:
-                self._note_error(str(exc))
-                final_sent = True
-                yield replace(message.error(exc.code, str(exc)), stage=self.name)
-            except Exception as exc:  # noqa: BLE001 - one bad request must not take the stage down
-                text = f"{self.plugin_cls.name} failed on this request: {type(exc).__name__}: {exc}"
-                self._note_error(text)
-                self.log.error("plugin raised", exc_info=True, traceback=traceback.format_exc(limit=8))
-                final_sent = True
-                yield replace(message.error("plugin_error", text), stage=self.name)
-            finally:
-                self.plugin.context.scope = None
-            if message.final and not final_sent:
-                text = f"{self.plugin_cls.name} returned no final reply for this request"
-                self._note_error(text)
-                yield replace(message.error("plugin_error", text), stage=self.name)
+        try:
+            while True:
+                with structlog.contextvars.bound_contextvars(request_id=message.id, stage=self.name):
+                    out = next(outputs, None)
+                if out is None:
+                    break
+                yield out
+        finally:
+            self.plugin.context.scope = None
         self.latency.add(elapsed_ms(t0))
+
+    def _outputs(self, message: Message) -> Iterator[Message]:
+        final_sent = False
+        try:
+            for out in self.plugin.process(message):
+                if final_sent:
+                    self.log.warning("output after the final reply dropped", type=out.type)
+                    continue
+                final_sent = out.final
+                yield replace(out, id=message.id, stage=self.name)
+        except PluginError as exc:
+            self._note_error(str(exc))
+            final_sent = True
+            yield replace(_plugin_error(message, exc), stage=self.name)
+        except Exception as exc:  # noqa: BLE001 - one bad request must not take the stage down
+            text = f"{self.plugin_cls.name} failed on this request: {type(exc).__name__}: {exc}"
+            self._note_error(text)
+            self.log.error("plugin raised", exc_info=True, traceback=traceback.format_exc(limit=8))
+            final_sent = True
+            yield replace(message.error("plugin_error", text), stage=self.name)
+        if message.final and not final_sent:
+            text = f"{self.plugin_cls.name} returned no final reply for this request"
+            self._note_error(text)
+            yield replace(message.error("plugin_error", text), stage=self.name)
 
     def poll(self) -> Iterator[Message]:
         """A source plugin's unsolicited messages, stamped with this stage; a failing poll is logged, not fatal."""
@@ -128,5 +139,12 @@ class Stage:
                 "errors": self.errors, "latency": self.latency.percentiles(), **extra}
 
     def stop(self) -> None:
-        self.state = "stopped"
+        self.state = WorkerState.STOPPED
         self.plugin.teardown()
+
+
+def _plugin_error(message: Message, exc: PluginError) -> Message:
+    """The plugin's error under its code; a code tcccd does not document reaches clients as `plugin_error`."""
+    if exc.code in ERROR_CODES:
+        return message.error(exc.code, str(exc))
+    return message.error("plugin_error", f"{exc} (the plugin's own code {exc.code!r} is not a documented one)")

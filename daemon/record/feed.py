@@ -33,6 +33,12 @@ class TranscriptFeed:
         self.on_error = on_error
         self.log = structlog.get_logger()
 
+    def use_journal(self, journal: TranscriptJournal | None) -> None:
+        """A reload changed the `transcripts:` section: the old journal is closed, the new one (or none) used."""
+        if self.journal is not None:
+            self.journal.close()
+        self.journal = journal
+
     def final(self, message: Any, source: str) -> Any:
         """The message as published: with data.source and, once journalled, data.journal_seq."""
         data = {**message.data, "source": source}

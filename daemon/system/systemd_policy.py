@@ -11,16 +11,26 @@ which is the next remedy after the per-stage retries.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
-from tcccd.core.supervisor import Supervisor
 from tcccd.system.notify import Notifier
 
 WATCHDOG_GRACE_HEARTBEATS = 5
 EXTEND_EVERY_S = 20.0
 
 
+class Workers(Protocol):
+    """What the policy reads of the workers (tcccd.core.supervisor.Supervisor)."""
+
+    def settled(self) -> bool: ...
+
+    def heartbeats_healthy(self, now: float, grace_s: float) -> bool: ...
+
+    def all_failed(self) -> bool: ...
+
+
 class SystemdPolicy:
-    def __init__(self, notifier: Notifier, supervisor: Supervisor, heartbeat_interval_s: Callable[[], float],
+    def __init__(self, notifier: Notifier, supervisor: Workers, heartbeat_interval_s: Callable[[], float],
                  summary: Callable[[], str]) -> None:
         self.notifier = notifier
         self.supervisor = supervisor

@@ -7,18 +7,19 @@ describes; a client in another language does the same with any ZeroMQ library.
 from __future__ import annotations
 
 import collections
-import os
 import socket
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import zmq
-import zmq.auth
 
+from tcccd.wire.curve import CurveKeys
+from tcccd.wire.errors import ErrorReply
 from tcccd.wire.protocol import AudioFormat, Message, new_id
+from tcccd.wire.replies import ProfileReply, TranscriptsReply
+from tcccd.wire.status import StatusReport
 
 REPLY_GRACE_S = 2.0
 
@@ -27,42 +28,14 @@ class DaemonNotRunning(ConnectionError):
     pass
 
 
-@dataclass(frozen=True)
-class CurveKeys:
-    """What a client needs for a daemon that requires CurveZMQ: its own key pair and the server's public key."""
-
-    client_public: bytes
-    client_secret: bytes
-    server_public: bytes
-
-    @classmethod
-    def from_files(cls, client_secret_file: str | Path, server_public_file: str | Path) -> CurveKeys:
-        """zmq.auth certificate files, as `tcccd keys generate` writes them."""
-        public, secret = zmq.auth.load_certificate(str(client_secret_file))
-        if secret is None:
-            raise ValueError(f"{client_secret_file} holds no secret key: give the client's .key_secret file")
-        server_public, _ = zmq.auth.load_certificate(str(server_public_file))
-        return cls(public, secret, server_public)
-
-    @classmethod
-    def from_env(cls) -> CurveKeys | None:
-        """Keys named by TCCCD_CURVE_CLIENT_KEY and TCCCD_CURVE_SERVER_KEY, or None when they are not set."""
-        client, server = os.environ.get("TCCCD_CURVE_CLIENT_KEY"), os.environ.get("TCCCD_CURVE_SERVER_KEY")
-        return cls.from_files(client, server) if client and server else None
-
-    def apply(self, sock: zmq.Socket) -> None:
-        sock.curve_publickey = self.client_public
-        sock.curve_secretkey = self.client_secret
-        sock.curve_serverkey = self.server_public
-
-
 class RequestFailed(RuntimeError):
     """The daemon answered a request with an error reply."""
 
     def __init__(self, reply: Message) -> None:
         self.reply = reply
-        self.code = reply.data.get("code", "error")
-        super().__init__(f"{self.code}: {reply.data.get('message', '')}")
+        self.error = ErrorReply.from_message(reply)
+        self.code = self.error.code
+        super().__init__(f"{self.code}: {self.error.message}")
 
 
 def check_listening(endpoint: str, timeout_s: float = 0.5) -> None:
@@ -92,7 +65,7 @@ def wait_until_healthy(endpoint: str, timeout_s: float = 120.0, request_timeout_
     while time.monotonic() < deadline:
         try:
             client = Client(endpoint, timeout_s=5)
-            last = client.status()["state"]
+            last = client.status_report().state
             if last == "healthy":
                 client.timeout_s = request_timeout_s
                 return client
@@ -213,22 +186,39 @@ class Client:
         """End an open request (a stream the user stopped); its one final reply is a `cancelled` error."""
         self.sock.send_multipart(Message("cancel", id=request_id, final=True).to_frames())
 
-    def status(self) -> dict[str, Any]:
-        return self.call("status").data
+    # Typed replies (tcccd.wire.replies, tcccd.wire.status); the dict methods below give the same, as JSON.
+    def status_report(self) -> StatusReport:
+        return StatusReport.from_message(self.call("status"))
 
-    def profile_get(self) -> dict[str, Any]:
-        return self.call("profile.get").data
+    def profile_info(self) -> ProfileReply:
+        return ProfileReply.from_message(self.call("profile.get"))
 
-    def profile_set(self, name: str, reason: str = "set by a client", for_s: float | None = None) -> dict[str, Any]:
+    def switch_profile(self, name: str, reason: str = "set by a client", for_s: float | None = None) -> ProfileReply:
         """Ask for a profile; with `for_s`, an override that bypasses the battery/thermal caps until it expires."""
         data: dict[str, Any] = {"name": name, "reason": reason}
         if for_s is not None:
             data["for_s"] = for_s
-        return self.call("profile.set", data).data
+        return ProfileReply.from_message(self.call("profile.set", data))
+
+    def transcripts_since(self, since_ts: float = 0.0, after_seq: int = 0, limit: int = 10000) -> TranscriptsReply:
+        """The journalled transcripts after a time and/or a `journal_seq`, oldest first."""
+        data = {"since_ts": since_ts, "after_seq": after_seq, "limit": limit}
+        return TranscriptsReply.from_message(self.call("transcripts.since", data))
+
+    def status(self) -> dict[str, Any]:
+        """The health report as JSON (scripts, `tcccd status --json`); checked like status_report()."""
+        return self.status_report().to_data()
+
+    def profile_get(self) -> dict[str, Any]:
+        return self.profile_info().to_data()
+
+    def profile_set(self, name: str, reason: str = "set by a client", for_s: float | None = None) -> dict[str, Any]:
+        return self.switch_profile(name, reason, for_s).to_data()
 
     def subscribe(self, topics: Iterable[str] = ("transcript", "profile", "alert"),
                   events_endpoint: str | None = None) -> Subscription:
-        return Subscription(self.ctx, events_endpoint or self.status()["endpoints"]["events"], topics, self.curve)
+        events = events_endpoint or self.status_report().endpoints.events
+        return Subscription(self.ctx, events, topics, self.curve)
 
 
 class AudioStream:

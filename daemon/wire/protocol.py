@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
+from tcccd.wire.errors import ErrorReply
 from tcccd.wire.validation import format_validation_error
 
 PROTOCOL_VERSION = 1
@@ -122,8 +123,10 @@ class Message:
         """A message that answers this one: same request id and stream."""
         return Message(type=type, id=self.id, stream=self.stream, data=data or {}, **fields)
 
-    def error(self, code: str, text: str, final: bool = True) -> Message:
-        return self.reply("error", {"code": code, "message": text}, final=final)
+    def error(self, code: str, text: str, final: bool = True, **data: Any) -> Message:
+        """An error reply, built through ErrorReply: a code that is not documented raises ReplyInvalid here."""
+        return self.reply("error", ErrorReply.from_data({"code": code, "message": text, **data}).to_data(),
+                          final=final)
 
     def header(self) -> dict[str, Any]:
         head: dict[str, Any] = {"v": PROTOCOL_VERSION, "type": self.type, "id": self.id, "seq": self.seq,

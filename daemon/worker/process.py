@@ -14,7 +14,6 @@ when the plugin calls context.check_cancelled(), stops the work.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import signal
@@ -36,17 +35,11 @@ from tcccd.memory import release
 from tcccd.system import logs
 from tcccd.wire.protocol import Message, ProtocolError
 from tcccd.worker.heartbeat import Busy, HeartbeatThread
+from tcccd.worker.lifeline import Lifeline, die_with_parent
 
-PR_SET_PDEATHSIG = 1
 SNAPSHOT_MAX_AGE_S = 0.25
 CANCELLED_REMEMBERED = 1024
 POLL_INTERVAL_S = 0.25  # a source stage is polled at least this often (device retries, a lost device)
-
-
-def _die_with_parent() -> None:
-    """Linux: SIGTERM this process when the daemon dies, so no worker is orphaned."""
-    with contextlib.suppress(OSError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class Worker:
@@ -79,6 +72,13 @@ class Worker:
         if scope is not None and scope.request_id == request_id:
             scope.cancel("the daemon ended it (deadline, client cancel, idle stream or shutdown)")
 
+    def request_stop(self, why: str) -> None:
+        """Any thread (the lifeline's on SIGTERM or a dead daemon): leave the serve loop, end the running request."""
+        self.running = False
+        scope = self.scope
+        if scope is not None:
+            scope.cancel(f"the worker is stopping ({why})")
+
     def forget_cancelled(self) -> None:
         """Main thread: let every stage drop the state of cancelled requests (flat memory for long runs)."""
         with self._cancel_lock:
@@ -101,9 +101,7 @@ class Worker:
 
     def start_stages(self) -> None:
         structlog.contextvars.bind_contextvars(profile=self.spec["profile"])
-        self.send_control("hello", pid=os.getpid())
         for spec in self.spec["stages"]:
-            self.send_control("stage", stage=spec["name"], state="starting")
             stage = Stage(spec["name"], spec["plugin"], spec["params"], cache_dir=Path(self.spec["cache_dir"]),
                           state_dir=Path(self.spec["state_dir"]), profile=self.spec["profile"])
             stage.start()
@@ -151,8 +149,13 @@ class Worker:
         self.refresh_snapshot(SNAPSHOT_MAX_AGE_S)
 
     def drain_control(self) -> None:
+        """Control messages waiting; one the daemon garbled is logged and skipped, never fatal, never mid-request."""
         while self.running and self.control.poll(0):
-            message = Message.from_frames(self.control.recv_multipart())
+            try:
+                message = Message.from_frames(self.control.recv_multipart())
+            except ProtocolError as exc:
+                self.log.error("unreadable control message from the daemon", error=str(exc))
+                continue
             self.on_control(message)
 
     def on_control(self, message: Message) -> None:
@@ -222,18 +225,18 @@ class Worker:
         self.data.send_multipart(Message("ack", id=message.id, stage=message.stage).to_frames())
 
     def send_outputs(self, stage: Stage, message: Message, scope: CancelScope) -> None:
-        final_sent = False
-        try:
-            for out in stage.handle(message, scope):
-                self.data.send_multipart(out.to_frames())
-                final_sent = final_sent or out.final
-                self.drain_control()
-        except (TypeError, ValueError) as exc:  # an output that cannot be encoded: a plugin bug, not a crash
-            self.log.error("plugin output could not be encoded", exc_info=True)
-            if not final_sent:
+        for out in stage.handle(message, scope):
+            try:
+                frames = out.to_frames()
+            except (TypeError, ValueError) as exc:  # an output that cannot be encoded: a plugin bug, not a crash
+                self.log.error("plugin output could not be encoded", request_id=message.id, exc_info=True)
+                if not out.final:
+                    continue
                 error = message.error("plugin_error", f"{stage.plugin_cls.name} produced an output that cannot be "
                                                       f"sent: {exc}")
-                self.data.send_multipart(replace(error, stage=stage.name).to_frames())
+                frames = replace(error, stage=stage.name).to_frames()
+            self.data.send_multipart(frames)
+            self.drain_control()
 
     def stop(self) -> None:
         self.heartbeat.stop()
@@ -259,14 +262,19 @@ def _peak_rss_bytes() -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     spec = json.loads(Path(argv[0]).read_text())
-    _die_with_parent()
+    daemon_alive = die_with_parent(spec["daemon_pid"])
+    logs.configure(spec["log_level"], spec["log_format"], worker=spec["worker"])
+    if not daemon_alive:
+        structlog.get_logger().warning("the daemon that started this worker is gone; exiting",
+                                       daemon_pid=spec["daemon_pid"])
+        return 0
     if spec.get("cpus"):
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, spec["cpus"])
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the daemon decides when workers stop
-    logs.configure(spec["log_level"], spec["log_format"], worker=spec["worker"])
     worker = Worker(spec)
-    signal.signal(signal.SIGTERM, lambda *_: setattr(worker, "running", False))
+    lifeline = Lifeline(spec["daemon_pid"], worker.request_stop)
+    lifeline.start()
     worker.heartbeat.start()
     try:
         worker.start_stages()
@@ -278,5 +286,6 @@ def main(argv: list[str] | None = None) -> int:
         worker.ctx.destroy(linger=1000)
         return 2
     worker.serve()
+    lifeline.stopping("shutdown")  # from here the process has the stop grace to end, teardown and exit included
     worker.stop()
     return 0

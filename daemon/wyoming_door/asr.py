@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING
 from wyoming.asr import Transcript, TranscriptChunk, TranscriptStart, TranscriptStop
 from wyoming.audio import AudioStart
 
+from tcccd.wire.errors import ErrorReply
 from tcccd.wire.protocol import AudioFormat, Message
+from tcccd.wire.replies import Transcript as TcccdTranscript
 from tcccd.wyoming_door.link import to_tcccd_pcm
 
 if TYPE_CHECKING:
@@ -32,6 +34,11 @@ if TYPE_CHECKING:
 
 SAMPLE_WIDTHS = (1, 2, 3, 4)
 MESSAGE_BYTES = 256 * 1024  # queued chunks are sent together up to this size when the daemon falls behind
+
+
+def _transcript_of(reply: Message) -> TcccdTranscript:
+    """The transcript a reply carries; an empty one for a reply of another type (a route not ending in ASR)."""
+    return TcccdTranscript.from_message(reply) if reply.type == TcccdTranscript.TYPE else TcccdTranscript()
 
 
 class TooMuchAudio(Exception):
@@ -82,7 +89,8 @@ class BufferedTranscription(Transcription):
         message = Message("transcribe", id=handler.new_id(), payload=bytes(self._pcm), audio=self.format)
         async with handler.open_request("transcribe", message.id):
             reply = await handler.link.call(message)
-        await handler.write_event(Transcript(text=str(reply.data.get("text", "")).strip(), language="en").event())
+        text = _transcript_of(reply).text.strip()
+        await handler.write_event(Transcript(text=text, language="en").event())
 
 
 class StreamedTranscription(Transcription):
@@ -143,13 +151,15 @@ class StreamedTranscription(Transcription):
         """Each finished utterance as a transcript-chunk; returns the stream's whole text."""
         said, whole = False, ""
         async for reply in handler.link.replies(request_id):
-            text = str(reply.data.get("text", "")).strip()
+            if reply.type == "error":  # a notice: the stream goes on (e.g. a chunk dropped as busy)
+                notice = ErrorReply.from_message(reply)
+                handler.log.warning("wyoming stream notice", code=notice.code, message=notice.message)
+                continue
+            heard = _transcript_of(reply)
+            text = heard.text.strip()
             if reply.final:
                 whole = text
-            elif reply.type == "error":  # a notice: the stream goes on (e.g. a chunk dropped as busy)
-                handler.log.warning("wyoming stream notice", code=reply.data.get("code"),
-                                    message=reply.data.get("message"))
-            elif reply.type == "transcript" and not reply.data.get("partial") and text:
+            elif not heard.partial and text:
                 await self._begin(handler)
                 await handler.write_event(TranscriptChunk(text=f" {text}" if said else text).event())
                 said = True

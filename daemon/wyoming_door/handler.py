@@ -29,7 +29,9 @@ from wyoming.ping import Ping, Pong
 from wyoming.server import AsyncEventHandler
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeStopped
 
+from tcccd.wire.model import ReplyInvalid
 from tcccd.wire.protocol import Message
+from tcccd.wire.status import StatusReport
 from tcccd.wyoming_door.asr import BufferedTranscription, StreamedTranscription, TooMuchAudio, Transcription
 from tcccd.wyoming_door.info import PROGRAMS, describe
 from tcccd.wyoming_door.link import BoundedReader, DaemonRefused, DoorCounters, TcccdLink
@@ -39,16 +41,18 @@ from tcccd.wyoming_door.settings import WyomingSettings
 class WyomingHandler(AsyncEventHandler):
     _ids = itertools.count(1)
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, settings: WyomingSettings,
-                 ctx: zmq.asyncio.Context, endpoint: str, reply_wait_s: float, counters: DoorCounters,
-                 streams_transcripts: Callable[[], bool]) -> None:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, open_handlers: set[Any],
+                 settings: WyomingSettings, ctx: zmq.asyncio.Context, endpoint: str, reply_wait_s: float,
+                 counters: DoorCounters, streams_transcripts: Callable[[], bool]) -> None:
         self.bounded = BoundedReader(reader, settings.max_audio_bytes)
         super().__init__(self.bounded, writer)  # type: ignore[arg-type] - the parser needs readline/readexactly
         self.settings = settings
         self.counters = counters
         self.streams_transcripts = streams_transcripts
         self.number = next(self._ids)
-        self.link = TcccdLink(ctx, endpoint, f"wyoming:{self.number}".encode(), reply_wait_s)
+        self.link = TcccdLink(ctx, endpoint, str(self.number).encode(), reply_wait_s)
+        self.open_handlers = open_handlers
+        open_handlers.add(self)
         self.log = structlog.get_logger().bind(wyoming_connection=self.number)
         self._work: asyncio.Task[None] | None = None
         self._audio: Transcription | None = None
@@ -178,13 +182,16 @@ class WyomingHandler(AsyncEventHandler):
             await make()
         except DaemonRefused as exc:
             await self._error(exc.code, str(exc))
+        except ReplyInvalid as exc:  # a stage's reply that breaks the protocol: a fault of the stage, logged
+            self.log.error("reply from tcccd breaks the protocol", error=str(exc))
+            await self._error("plugin_error", str(exc))
         except asyncio.TimeoutError:
             await self._error("deadline_exceeded", "tcccd did not answer in time")
         except (ConnectionError, RuntimeError) as exc:
             self.log.info("wyoming client gone before its reply", error=str(exc))
 
     async def _describe(self) -> None:
-        report = (await self.link.call(Message("status", id=self.new_id()))).data
+        report = StatusReport.from_message(await self.link.call(Message("status", id=self.new_id())))
         await self.write_event(describe(report, transcript_streaming=self.streams_transcripts()).event())
 
     async def _synthesize(self, text: str) -> None:
@@ -226,6 +233,7 @@ class WyomingHandler(AsyncEventHandler):
             await asyncio.gather(self._work, return_exceptions=True)
         self.link.close()
         self.counters.connections_open -= 1
+        self.open_handlers.discard(self)
 
 
 class _OpenRequest:

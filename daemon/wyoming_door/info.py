@@ -10,11 +10,10 @@ the `stream` route.
 
 from __future__ import annotations
 
-from typing import Any
-
 from wyoming.info import AsrModel, AsrProgram, Attribution, Info, TtsProgram, TtsVoice
 
 from tcccd import __version__
+from tcccd.wire.status import PluginHealth, StatusReport
 
 TCCCD = Attribution(name="OpenAI Whisper, served by tcccd", url="https://github.com/openai/whisper")
 PIPER = Attribution(name="rhasspy", url="https://github.com/rhasspy/piper")
@@ -22,18 +21,15 @@ ASR_PROGRAM, TTS_PROGRAM = "tcccd-whisper", "tcccd-piper"
 PROGRAMS = (ASR_PROGRAM, TTS_PROGRAM)  # what a client may name in select-program
 
 
-def _stage_health(report: dict[str, Any], plugin: str) -> dict[str, Any] | None:
-    for stage in report.get("stages", []):
-        if stage.get("plugin") == plugin:
-            return stage.get("plugin_health") or {}
-    return None
+def _stage_health(report: StatusReport, plugin: str) -> PluginHealth | None:
+    return next((stage.plugin_health for stage in report.stages if stage.plugin == plugin), None)
 
 
-def describe(report: dict[str, Any], transcript_streaming: bool) -> Info:
+def describe(report: StatusReport, transcript_streaming: bool) -> Info:
     info = Info()
     whisper = _stage_health(report, "whisper")
     if whisper is not None:
-        model = str(whisper.get("model") or "tiny.en")
+        model = whisper.fact("model") or "tiny.en"
         info.asr.append(AsrProgram(
             name=ASR_PROGRAM, description="tcccd's Whisper (English)", attribution=TCCCD, installed=True,
             version=__version__, supports_transcript_streaming=transcript_streaming,
@@ -41,7 +37,7 @@ def describe(report: dict[str, Any], transcript_streaming: bool) -> Info:
                              version=None, languages=["en"])]))
     piper = _stage_health(report, "piper")
     if piper is not None:
-        voice = str(piper.get("voice") or "en_US-joe-medium")
+        voice = piper.fact("voice") or "en_US-joe-medium"
         info.tts.append(TtsProgram(
             name=TTS_PROGRAM, description="tcccd's Piper voice", attribution=PIPER, installed=True,
             version=__version__, supports_synthesize_streaming=True,

@@ -16,6 +16,7 @@ import numpy as np
 import zmq
 import zmq.asyncio
 
+from tcccd.wire.errors import ErrorReply
 from tcccd.wire.protocol import Message
 
 
@@ -104,7 +105,8 @@ class TcccdLink:
                         continue
                     raise
                 if reply.type == "error" and reply.final:
-                    raise DaemonRefused(reply.data.get("code", "error"), reply.data.get("message", ""))
+                    error = ErrorReply.from_message(reply)
+                    raise DaemonRefused(error.code, error.message)
                 yield reply
                 if reply.final:
                     return

@@ -5,7 +5,11 @@ ZeroMQ protocol. The door listens where `wyoming.uri` says and serves each
 connection as an ordinary tcccd client (tcccd.wyoming_door.handler), so it never
 touches the broker's internals: the main loop stays single-threaded and every
 Wyoming request gets the same caps, deadlines, cancellation, journal and logs
-as a ZeroMQ one. The door itself only keeps counters for status.
+as a ZeroMQ one. Each connection's DEALER reaches the daemon over an in-process
+socket of the daemon's own ZeroMQ context (`DOOR_ENDPOINT`), which no process
+outside can connect to: a ZeroMQ client cannot pass for a Wyoming connection,
+and the door works the same when the client endpoint requires CurveZMQ. The
+door itself only keeps counters for status.
 """
 
 from __future__ import annotations
@@ -18,13 +22,13 @@ from collections.abc import Callable
 from typing import Any
 
 import structlog
+import zmq
 import zmq.asyncio
 
-from tcccd.config import Config, DaemonSection
-from tcccd.wyoming_door.settings import WyomingSettings
+from tcccd.wyoming_door.settings import DOOR_ENDPOINT, WyomingSettings
 
 START_TIMEOUT_S = 10.0
-WYOMING_CLIENT_PREFIX = b"wyoming:"  # the routing id of each connection's DEALER (tcccd.wyoming_door.handler)
+STOP_TIMEOUT_S = 5.0
 UNAUTHENTICATED = "unauthenticated: Wyoming has no authentication; anyone who can reach this address can use it"
 
 
@@ -33,15 +37,18 @@ class WyomingDoorError(RuntimeError):
 
 
 class WyomingDoor:
-    def __init__(self, settings: WyomingSettings, daemon: DaemonSection, stream_route: Callable[[], bool]) -> None:
+    """`ctx` is the daemon's ZeroMQ context, whose in-process socket at DOOR_ENDPOINT the broker binds."""
+
+    def __init__(self, settings: WyomingSettings, ctx: zmq.Context, reply_wait_s: float,
+                 stream_route: Callable[[], bool]) -> None:
         from tcccd.wyoming_door.link import DoorCounters
 
         self.settings = settings
         self.stream_route = stream_route  # whether routes.stream reaches the whisper stage, in the config in force
-        self.curve = daemon.curve_secret_key_file is not None
-        self.endpoint = daemon.client_endpoint
-        self.reply_wait_s = daemon.default_deadline_s + 5.0
+        self.ctx = ctx
+        self.reply_wait_s = reply_wait_s
         self.counters = DoorCounters()
+        self.handlers: set[Any] = set()  # open connections, closed with the door
         self.log = structlog.get_logger()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -51,10 +58,6 @@ class WyomingDoor:
 
     def start(self) -> None:
         """Listen, or raise WyomingDoorError with the reason; returns once the socket is bound."""
-        if self.curve:
-            self._failure = ("wyoming.enabled with CurveZMQ keys is not supported yet (the door would need an "
-                             "authorised client key); disable wyoming or the daemon's curve keys")
-            raise WyomingDoorError(self._failure)
         self._thread = threading.Thread(target=self._serve, name="wyoming-door", daemon=True)
         self._thread.start()
         if not self._started.wait(START_TIMEOUT_S) or self._failure:
@@ -76,14 +79,14 @@ class WyomingDoor:
 
     async def _main(self) -> None:
         self._stop = asyncio.Event()
-        ctx = zmq.asyncio.Context()
+        ctx = zmq.asyncio.Context(self.ctx)  # a shadow: the daemon's context, so inproc reaches the broker
         try:
             from wyoming.server import AsyncServer
 
             from tcccd.wyoming_door.handler import WyomingHandler
 
-            factory = functools.partial(_make_handler, WyomingHandler, settings=self.settings, ctx=ctx,
-                                        endpoint=self.endpoint, reply_wait_s=self.reply_wait_s,
+            factory = functools.partial(WyomingHandler, open_handlers=self.handlers, settings=self.settings, ctx=ctx,
+                                        endpoint=DOOR_ENDPOINT, reply_wait_s=self.reply_wait_s,
                                         counters=self.counters, streams_transcripts=self.streams_transcripts)
             server = AsyncServer.from_uri(self.settings.uri)
             await server.start(factory)
@@ -91,20 +94,27 @@ class WyomingDoor:
             self._failure = f"{exc}: install the 'wyoming' extra (pip install 'tcccd[wyoming]')"
         except (OSError, ValueError) as exc:
             self._failure = str(exc)
-        if self._failure:
-            self._started.set()
-            ctx.destroy(0)
-            return
         self._started.set()
-        await self._stop.wait()
-        await server.stop()
-        ctx.destroy(0)
-
-    def stop(self) -> None:
-        if self._loop is None or self._stop is None or self._thread is None:
+        if self._failure:
             return
+        await self._stop.wait()
+        await server.stop()  # each connection's handler ends, cancels its open request and closes its DEALER
+        deadline = asyncio.get_running_loop().time() + STOP_TIMEOUT_S
+        while self.handlers and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
+        for handler in list(self.handlers):  # the daemon's context ends only once every socket is closed
+            handler.link.close()
+
+    def stop(self) -> bool:
+        """Close the listener and every connection; False when the door's thread did not end in time."""
+        if self._loop is None or self._stop is None or self._thread is None or not self._thread.is_alive():
+            return True
         self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(5.0)
+        self._thread.join(STOP_TIMEOUT_S + 1.0)
+        if self._thread.is_alive():
+            self.log.error("wyoming door did not close in time", timeout_s=STOP_TIMEOUT_S)
+            return False
+        return True
 
     def streams_transcripts(self) -> bool:
         """Transcripts are streamed (tcccd.wyoming_door.asr) when asked for and a real stream path exists."""
@@ -118,27 +128,3 @@ class WyomingDoor:
                 "security": UNAUTHENTICATED if self.settings.unauthenticated_remote else "loopback only",
                 **snapshot}
 
-
-def attach(broker: Any, feed: Any, settings: WyomingSettings, daemon: DaemonSection) -> WyomingDoor | None:
-    """The door when `wyoming.enabled`; its clients' final transcripts are journalled with source `wyoming`."""
-    if not settings.enabled:
-        return None
-    journal_as_client = broker.publish_transcript
-
-    def publish_transcript(request: Any, message: Any) -> Any:
-        if request.client.startswith(WYOMING_CLIENT_PREFIX):
-            return feed.final(message, "wyoming")
-        return journal_as_client(request, message)
-
-    broker.publish_transcript = publish_transcript
-    return WyomingDoor(settings, daemon, lambda: streams_through_whisper(broker.config))
-
-
-def streams_through_whisper(config: Config) -> bool:
-    """Whether a tcccd `stream` reaches the whisper stage, whose utterances the door sends as transcript chunks."""
-    plugins = {stage.name: stage.plugin for stage in config.pipeline if stage.enabled}
-    return any(plugins.get(name) == "whisper" for name in config.routes.get("stream", []))
-
-
-def _make_handler(cls: Any, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, **kwargs: Any) -> Any:
-    return cls(reader, writer, **kwargs)

@@ -13,6 +13,8 @@ from urllib.parse import urlparse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 LOOPBACK_NAMES = ("localhost", "ip6-localhost")
+# Where each Wyoming connection's DEALER meets the broker: an in-process socket of the daemon's own ZeroMQ context.
+DOOR_ENDPOINT = "inproc://tcccd-wyoming-door"
 
 
 def is_local_uri(uri: str) -> bool:

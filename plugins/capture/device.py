@@ -6,12 +6,18 @@ the same clock. The callback does no DSP: it copies the input block and the
 played block into a bounded buffer (a full buffer drops the oldest block and
 counts an overrun), fills the output from the playback queue and wakes the
 stage through an eventfd. Everything heavier runs on the stage's thread.
+
+The first input latency's worth of blocks after a stream starts is the device buffer's initial content, not
+sound: PortAudio over PulseAudio's ALSA plugin hands it over as whatever that memory held (zeros in a fresh
+process; in the test suite's long-lived one, 16 blocks of full-scale values, counted as clipping and sent to
+ASR as noise). It is heard as silence.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import math
 import os
 import threading
 import time
@@ -74,6 +80,7 @@ class DuplexDevice:
         self.description = ""
         self.last_callback_at = 0.0
         self.opened_at = 0.0
+        self.unfilled_blocks = 0  # blocks still to come from the buffer's initial content: heard as silence
         self._stream: Any = None
         self._failed: str | None = None
 
@@ -99,6 +106,8 @@ class DuplexDevice:
                                      dtype="float32", blocksize=self.rate_hz * self.block_ms // 1000,
                                      latency=self.latency_ms / 1000, callback=self._callback,
                                      finished_callback=self._finished)
+            blocksize = self._stream.blocksize
+            self.unfilled_blocks = math.ceil(float(self._stream.latency[0]) * self.rate_hz / blocksize)
             self._stream.start()
             self.output_latency_s = float(self._stream.latency[1])
         except NoDevice:
@@ -118,7 +127,12 @@ class DuplexDevice:
         outdata[:] = played[:, None]
         if len(self.blocks) == self.blocks.maxlen:
             self.overruns += 1  # the stage fell behind: the oldest block is dropped, and counted
-        self.blocks.append((indata[:, 0].copy(), played))
+        if self.unfilled_blocks > 0:
+            self.unfilled_blocks -= 1
+            heard = np.zeros(frames, np.float32)
+        else:
+            heard = indata[:, 0].copy()
+        self.blocks.append((heard, played))
         self.last_callback_at = time.monotonic()
         if len(self.blocks) >= self.wake_blocks or self.playback.playing:  # a chunk's worth, or barge-in watch
             with contextlib.suppress(OSError):

@@ -62,7 +62,7 @@ def onnx_engine(source: Any, model: str | Path | None, tokenizer: Any, cache_dir
     This process reads the weights only to hash them (the cache key) and never imports torch. On success
     the source's tensors are dropped; on failure they are kept for the torch path.
     """
-    from tcccd.memory.release import mmap_large_blocks
+    from tcccd.kit.heap import mmap_large_blocks
     from tcccd.plugins.whisper.onnx_decoder import DecoderFiles, OnnxEngine, OnnxSteps, export_in_child
 
     encoder_file = onnx_path(cache_dir, source.state, heads_apart=True)
@@ -72,7 +72,7 @@ def onnx_engine(source: Any, model: str | Path | None, tokenizer: Any, cache_dir
     if not (encoder_file.is_file() and decoder_files.cached()):
         raise BackendUnavailable(f"the ONNX export wrote no {encoder_file.name} or {decoder_files.step.name}")
     source.state = {}
-    mmap_large_blocks()  # the encoder's activations go back to the kernel after each window (release.py)
+    mmap_large_blocks()  # the encoder's activations go back to the kernel after each window (tcccd.kit.heap)
     return OnnxEngine(OnnxEncoder(encoder_file, threads), OnnxSteps(decoder_files, source.dims["n_text_ctx"]),
                       tokenizer)
 
@@ -141,7 +141,7 @@ class BackendLoader:
             self.whisper = build_model(self.source.dims, self.source.state, self.device, with_encoder=with_encoder,
                                        fp16_embedding=quantize)
             self.whisper.decoder.alignment_heads = self.source.alignment_heads
-            self.source.state = {}  # the module holds its own copy: do not keep both through the rest of the load
+            self.source.state.clear()  # the module holds its own copy: do not keep both through the rest of the load
             if quantize:
                 quantize_decoder(self.whisper.decoder)
             if self.device == "cuda" and not self.precision.fp16:  # build_model's CUDA default is FP16

@@ -7,24 +7,22 @@ same as in openai's transcribe. The service side plugs vocabulary biasing in
 through `logits_processors`, applied before the timestamp rules so biasing can
 never break the timestamp structure.
 
-The search itself is numpy: the decoder behind it is either our torch module
-(torch_steps.py) or its ONNX Runtime export (onnx_decoder.py), and a worker on
-the ONNX engine never imports torch. Sampling draws from a generator that
-reproduces torch's seeded CPU generator (sampling.py), so a temperature
+The search is numpy over a StepDecoder (step_decoder.py: torch or ONNX Runtime). Sampling draws
+from a generator that reproduces torch's seeded CPU generator (sampling.py), so a temperature
 fallback samples what it sampled when this loop ran on torch tensors.
 """
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tcccd.plugins.whisper.repetition import looped
+from tcccd.plugins.whisper.repetition import compression_ratio, is_repetitive, repeats_at_tail
 from tcccd.plugins.whisper.sampling import TorchCompatibleRandom, draw, log_softmax, logsumexp, softmax, top
+from tcccd.plugins.whisper.step_decoder import LogitsProcessor, StepDecoder
 
 if TYPE_CHECKING:
     from tcccd.plugins.whisper.tokenizer import Tokenizer
@@ -35,31 +33,6 @@ SECONDS_PER_TIMESTAMP = 0.02
 # 224 tokens; 6.3 s of the 7.8 s "TXA given" took. Held-out clips measured 2-4 tokens per second (beam 5).
 MIN_TOKENS_PER_WINDOW = 32
 MAX_TOKENS_PER_S = 15
-
-
-class LogitsProcessor(Protocol):
-    def __call__(self, tokens: np.ndarray, logits: np.ndarray) -> None:
-        """tokens: [n_hyp, seq] int64 numpy (the whole decoder input so far, SOT sequence included);
-        logits: [n_hyp, vocab] float32 numpy, modified IN PLACE before the next token is chosen (greedy and beam)."""
-
-
-class StepDecoder(Protocol):
-    """The decoder the search drives, numpy in and out. `audio` is what the engine prepared for one window
-    (the cross-attention keys/values); a cache holds every hypothesis' self-attention keys/values."""
-
-    n_text_ctx: int
-
-    def begin(self, audio: Any, tokens: list[int], positions: list[int]) -> tuple[np.ndarray, Any]:
-        """The start tokens as one hypothesis: logits [len(positions), vocab] float32 at those positions, cache."""
-
-    def advance(self, audio: Any, cache: Any, tokens: np.ndarray) -> tuple[np.ndarray, Any]:
-        """One new token per hypothesis (int64 [n]): their logits [n, vocab] float32 and the grown cache."""
-
-    def expand(self, cache: Any, n: int) -> Any:
-        """A one-hypothesis cache as n identical hypotheses."""
-
-    def select(self, cache: Any, rows: np.ndarray) -> Any:
-        """The cache of hypotheses `rows` (int64), in that order (beam reordering, ended samples leaving)."""
 
 
 @dataclass
@@ -105,34 +78,6 @@ class WindowResult:
     temperature: float
     compression_ratio: float
     repetitive: bool
-
-
-def compression_ratio(text: str) -> float:
-    """openai's looping signal: repeated text compresses well."""
-    raw = text.encode("utf-8")
-    return len(raw) / len(zlib.compress(raw)) if raw else 0.0
-
-
-def is_repetitive(tokens: list[int], text: str, eot: int) -> bool:
-    """A decoding loop: the token tail repeats, or words follow themselves back to back (short text)."""
-    return repeats_at_tail(tokens, text_below=eot) or looped(text)
-
-
-def repeats_at_tail(tokens: list[int], min_repeats: int = 3, min_span: int = 12, text_below: int = 50257) -> bool:
-    """True when the text ends in one n-gram repeated back to back (a decoding loop).
-
-    Timestamp and special tokens (ids >= text_below) are ignored: a looping model
-    restarts the same sentence between ever larger timestamps.
-    """
-    tokens = [t for t in tokens if t < text_below]
-    for period in range(1, len(tokens) // min_repeats + 1):
-        repeats = 1
-        while (repeats + 1) * period <= len(tokens) and \
-                tokens[-(repeats + 1) * period: -repeats * period] == tokens[-period:]:
-            repeats += 1
-        if repeats >= min_repeats and repeats * period >= min_span:
-            return True
-    return False
 
 
 class LogitFilters:

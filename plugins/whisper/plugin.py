@@ -250,7 +250,7 @@ class WhisperPlugin(Plugin):
             self._transcriber = self._load_transcriber()
         if reload or any(getattr(old, k) != getattr(self.params, k) for k in VOCABULARY_KEYS):
             self._load_vocabulary()
-        self._detector.settings = self._vad_settings()
+        self._detector.configure(self._vad_settings())
 
     def health(self) -> dict[str, Any]:
         loaded = self._transcriber

@@ -1,4 +1,5 @@
-"""Catching a decoder loop in short text, where openai's compression-ratio test is blind.
+"""Catching a decoder loop: openai's signals (compression ratio, a token tail that repeats), and the short-text
+test for where the compression ratio is blind.
 
 On a 3 s utterance tiny.en can write "at 0.515, 2015, 2015, 2015, ..." or say
 the whole sentence twice, confidently (avg_logprob -0.8), in too few characters
@@ -12,6 +13,7 @@ compression ratio; text that every attempt repeats is never emitted
 from __future__ import annotations
 
 import re
+import zlib
 
 _WORD = re.compile(r"[\w'.]+")
 _WORD_CHAR = re.compile(r"\w")
@@ -42,4 +44,32 @@ def looped(text: str, max_short_repeats: int = 3, long_unit_words: int = 3) -> b
                 count += 1
             if count > allowed:
                 return True
+    return False
+
+
+def compression_ratio(text: str) -> float:
+    """openai's looping signal: repeated text compresses well."""
+    raw = text.encode("utf-8")
+    return len(raw) / len(zlib.compress(raw)) if raw else 0.0
+
+
+def is_repetitive(tokens: list[int], text: str, eot: int) -> bool:
+    """A decoding loop: the token tail repeats, or words follow themselves back to back (short text)."""
+    return repeats_at_tail(tokens, text_below=eot) or looped(text)
+
+
+def repeats_at_tail(tokens: list[int], min_repeats: int = 3, min_span: int = 12, text_below: int = 50257) -> bool:
+    """True when the text ends in one n-gram repeated back to back (a decoding loop).
+
+    Timestamp and special tokens (ids >= text_below) are ignored: a looping model
+    restarts the same sentence between ever larger timestamps.
+    """
+    tokens = [t for t in tokens if t < text_below]
+    for period in range(1, len(tokens) // min_repeats + 1):
+        repeats = 1
+        while (repeats + 1) * period <= len(tokens) and \
+                tokens[-(repeats + 1) * period: -repeats * period] == tokens[-period:]:
+            repeats += 1
+        if repeats >= min_repeats and repeats * period >= min_span:
+            return True
     return False

@@ -30,8 +30,9 @@ class TorchCompatibleRandom:
         for i in range(1, _MT_WORDS):  # init_genrand, the seeding torch's mt19937 uses
             state = (1812433253 * (state ^ (state >> 30)) + i) & 0xFFFFFFFF
             key[i] = state
-        self._bits = np.random.MT19937()
-        self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _MT_WORDS}}
+        bits = np.random.MT19937()
+        bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _MT_WORDS}}
+        self._bits = bits
 
     def uniform(self, n: int) -> np.ndarray:
         """n float64 in [0, 1), torch.rand's for the same generator state."""

@@ -78,6 +78,10 @@ class SpeechDetector:
                                                providers=["CPUExecutionProvider"])
         return cls(session, settings or VadSettings())
 
+    def configure(self, settings: VadSettings) -> None:
+        """A profile switch: the new thresholds apply from the next window on; open streams keep their state."""
+        self.settings = settings
+
     def step(self, state: VadState, window: np.ndarray) -> float:
         """Speech probability of one 512-sample window at 16 kHz; advances `state`."""
         frame = np.concatenate([state.context, window.reshape(1, -1).astype(np.float32)], axis=1)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from tcccd.wire.messages import ERROR_CODES
+from tcccd.wire.errors import ERROR_CODES, ErrorReply
+from tcccd.wire.model import undocumented
+from tcccd.wire.protocol import Message
+from tcccd.wire.replies import read_reply
 from tests.support.fuzz import cases
 from tests.support.rawclient import RawClient
 
@@ -31,7 +34,9 @@ def test_fuzzed_messages_never_crash_the_daemon_and_get_exactly_one_final(start_
     doubled = {i: len(raw.finals(i)) for i in raw.replies if len(raw.finals(i)) > 1}
     assert not missing, f"{len(missing)} owed requests got no final reply, e.g. {missing[:5]}"
     assert not doubled, f"requests with several final replies: {list(doubled.items())[:5]}"
-    codes = {r["data"]["code"] for replies in raw.replies.values() for r in replies if r["type"] == "error"}
+    typed = [read_reply(Message.from_frames(frames)) for frames in raw.frames]  # every reply holds to its model
+    assert [undocumented(reply) for reply in typed if reply is not None and undocumented(reply)] == []
+    codes = {reply.code for reply in typed if isinstance(reply, ErrorReply)}
     assert {"bad_message", "no_route", "stream_idle"} <= codes <= set(ERROR_CODES)
     assert len(owed) > FUZZ_MESSAGES // 2
     report = daemon.wait_healthy()

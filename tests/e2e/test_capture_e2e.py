@@ -109,11 +109,13 @@ def test_since_accepts_epoch_iso_and_ages_and_says_what_it_wants():
 
 def test_status_screen_shows_the_microphone_and_the_record():
     from tcccd.cli.capture import status_lines
+    from tcccd.wire.status import StatusReport
+    from tests.support.reply_examples import example
 
-    report = {"stages": [{"name": "mic", "plugin_health": {"capture": "no_device", "no_device_reason": "unplugged"}}],
-              "transcripts": {"last_error": "transcript not written: database or disk is full", "appends": 3,
-                              "path": "/var/lib/tcccd/transcripts.sqlite3"}}
-    lines = status_lines(report)
+    report = example("status")  # the microphone unplugged, the journal's disk full
+    assert report["stages"][0]["plugin_health"]["no_device_reason"] == "unplugged"
+    assert report["transcripts"]["last_error"] == "transcript not written: database or disk is full"
+    lines = status_lines(StatusReport.from_data(report))
     assert "NO DEVICE (unplugged)" in lines[0] and "FAILING" in lines[1] and "disk is full" in lines[1]
 
 

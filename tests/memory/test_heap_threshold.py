@@ -10,7 +10,7 @@ import pytest
 CHILD = """
 import sys
 import numpy as np
-from tcccd.memory.release import mmap_large_blocks
+from tcccd.kit.heap import mmap_large_blocks
 from tcccd.kit.memory_tracker import current_rss_bytes
 
 if sys.argv[1] == "fixed":

@@ -17,10 +17,12 @@ import zmq
 
 
 class RawClient:
-    def __init__(self, endpoint: str, curve: Any = None) -> None:
+    def __init__(self, endpoint: str, curve: Any = None, routing_id: bytes | None = None) -> None:
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
+        if routing_id is not None:
+            self.sock.setsockopt(zmq.ROUTING_ID, routing_id)
         self.sock.setsockopt(zmq.RCVHWM, 0)
         self.sock.setsockopt(zmq.SNDHWM, 0)
         if curve is not None:

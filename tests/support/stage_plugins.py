@@ -25,7 +25,8 @@ class SlowParams(PluginParams):
 
 
 class Slow(Plugin):
-    """Echoes after `delay_s`; `hang` blocks forever; `fail` raises; `bad` is refused."""
+    """Echoes after `delay_s`; `hang` blocks forever; `fail` raises; `bad` is refused; data.parts = n sends n
+    non-final `part` replies first, each after `delay_s`."""
 
     name = "slow"
     inputs = ("*",)
@@ -49,7 +50,11 @@ class Slow(Plugin):
             return
         if message.data.get("bad"):
             raise PluginError("bad input: expected something else", code="bad_audio")
-        time.sleep(message.data.get("delay_s", self.params.delay_s))
+        delay_s = message.data.get("delay_s", self.params.delay_s)
+        for part in range(int(message.data.get("parts", 0))):
+            time.sleep(delay_s)
+            yield message.reply("part", {"part": part})
+        time.sleep(delay_s)
         self.log.info("echoing", beam_size=self.params.beam_size)
         yield replace(message, data={**message.data, "beam_size": self.params.beam_size}, stage=None)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,7 +11,6 @@ from hypothesis import strategies as st
 from tcccd.wire import messages
 from tcccd.wire.protocol import ID_PATTERN, MAX_NESTING, AudioFormat, Message, ProtocolError
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
 finite_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) \
     | st.text(max_size=20)
@@ -83,38 +81,6 @@ def test_non_numbers_and_non_booleans_are_refused_with_the_id():
     for text in ("NaN", "Infinity", "-Infinity"):
         result = parse([b'{"v":1,"type":"echo","id":"abc","deadline_s":' + text.encode() + b'}'])
         assert isinstance(result, ProtocolError)
-
-
-def _doc_error_codes() -> set[str]:
-    section = DOC.read_text().split("## Errors", 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("| `")]
-    return {code for row in rows for code in re.findall(r"`([a-z_]+)`", row.split("|")[1])}
-
-
-def _doc_request_types() -> set[str]:
-    section = DOC.read_text().split("## Requests and replies", 1)[1].split("\n## ", 1)[0]
-    return {re.match(r"\| `([a-z.]+)`", line).group(1) for line in section.splitlines()
-            if re.match(r"\| `[a-z.]+`", line)}
-
-
-def test_every_error_code_in_the_doc_is_known_and_round_trips():
-    documented = _doc_error_codes()
-    assert documented == set(messages.ERROR_CODES)
-    for code in documented:
-        error = Message("x", id="r1").error(code, f"what went wrong with {code}")
-        back = Message.from_frames(error.to_frames())
-        assert back == error and messages.check_error(back.data) is None
-
-
-def test_every_request_type_in_the_doc_is_validated_and_round_trips():
-    examples = {"transcribe": {}, "stream": {}, "speak": {"text": "apply a tourniquet"},
-                "speak.tokens": {"tokens": [10, 11, 12]}, "status": {}, "profile.get": {}, "ping": {},
-                "profile.set": {"name": "field", "reason": "battery low"}, "cancel": {}}
-    assert _doc_request_types() == set(examples)
-    for kind, data in examples.items():
-        message = Message(kind, data=data, final=True)
-        back = Message.from_frames(message.to_frames())
-        assert back == message and messages.check_request(back) is None
 
 
 def test_request_data_is_checked_per_type():

@@ -74,18 +74,13 @@ def test_hears_the_microphone_as_16khz_mic_stream(pulse, tmp_path: Path) -> None
     assert np.sqrt(np.mean(heard ** 2)) > 0.01
 
 
-@pytest.mark.xfail(strict=False, reason="passes alone, with tests/plugins/capture and after test_capture_e2e; in "
-                   "the full suite it read -61 dBFS and 96 clipped samples although each test has its own "
-                   "PulseAudio server: cause not found")
 def test_status_shows_level_and_clipping(pulse, tmp_path: Path) -> None:
+    """The null sink is digital silence: a level above it, or a clipped sample, is the device handing over what
+    it never captured (tests/plugins/capture/test_device.py)."""
     with PluginHarness("capture", STEADY, tmp_path) as h:
         wait_audio(h)
+        run_for(h, 0.5)
         quiet = h.plugin.health()["input_level_dbfs"]
-        for _ in range(100):  # wait up to 10 s for digital silence (a full run once read -61 dBFS here)
-            run_for(h, 0.1)
-            quiet = h.plugin.health()["input_level_dbfs"]
-            if quiet < -90:
-                break
         player = pulse.play_file(speech_wav())
         levels = []
         while player.poll() is None:

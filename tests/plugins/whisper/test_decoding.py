@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from tcccd.plugins.whisper.decoding import compression_ratio, repeats_at_tail
+from tcccd.plugins.whisper.repetition import compression_ratio, repeats_at_tail
 from tcccd.plugins.whisper.transcriber import DecodeOptions
 
 from .conftest import SENTENCE, word_recall

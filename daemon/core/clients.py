@@ -1,0 +1,96 @@
+"""The doors clients come in by, and who each client is.
+
+Every client gets a key that says which door it came in by, so no client can
+pass for another kind:
+
+- `zmq:<routing id>`: the client endpoint (tcp or ipc, CurveZMQ when keyed);
+- `wyoming:<n>`: a Wyoming connection, whose DEALER reaches the daemon over an
+  in-process socket (`DOOR_ENDPOINT`) that nothing outside this process can
+  connect to, whatever routing id a ZeroMQ client chooses;
+- `source:<stage>`: audio no client sent (the microphone), opened by
+  tcccd.core.sources and answered there, never on a socket.
+
+The broker routes by key; this module turns keys into sockets and back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import structlog
+import zmq
+
+from tcccd.wire.protocol import MAX_HEADER_BYTES, Message
+from tcccd.wyoming_door.settings import DOOR_ENDPOINT
+
+ZMQ_CLIENT = b"zmq:"
+DOOR_CLIENT = b"wyoming:"
+SOURCE_CLIENT = b"source:"
+CLIENT_LINGER_MS = 500
+
+
+def is_source(client: bytes) -> bool:
+    return client.startswith(SOURCE_CLIENT)
+
+
+def door_of(client: bytes) -> str:
+    """Which door a client came in by: `zmq`, `wyoming` or `source` (the journal's `source` for clients)."""
+    return client.split(b":", 1)[0].decode()
+
+
+class ClientSockets:
+    """The ROUTER sockets clients talk to: the configured endpoint and the Wyoming door's in-process one."""
+
+    def __init__(self, endpoint: str, max_request_bytes: int) -> None:
+        self.endpoint = endpoint
+        self.max_request_bytes = max_request_bytes
+        self.undeliverable = 0
+        self.log = structlog.get_logger()
+        self._by_prefix: dict[bytes, zmq.Socket] = {}
+
+    def bind(self, ctx: zmq.Context, secure: Callable[[zmq.Socket], None]) -> None:
+        outside = self._router(ctx)
+        secure(outside)
+        outside.bind(self.endpoint)
+        door = self._router(ctx)  # in-process: no key needed, nothing outside this process reaches it
+        door.bind(DOOR_ENDPOINT)
+        self._by_prefix = {ZMQ_CLIENT: outside, DOOR_CLIENT: door}
+
+    def _router(self, ctx: zmq.Context) -> zmq.Socket:
+        sock = ctx.socket(zmq.ROUTER)
+        sock.setsockopt(zmq.LINGER, CLIENT_LINGER_MS)
+        sock.setsockopt(zmq.ROUTER_MANDATORY, 1)  # a reply to a client that is gone raises: counted
+        sock.setsockopt(zmq.MAXMSGSIZE, self.max_request_bytes + MAX_HEADER_BYTES)
+        return sock
+
+    @property
+    def sockets(self) -> list[zmq.Socket]:
+        return list(self._by_prefix.values())
+
+    def waiting(self, limit: int) -> Iterator[tuple[bytes, list[bytes]]]:
+        """Up to `limit` messages that are waiting, each as (client key, frames after the routing id)."""
+        served, busy = 0, True
+        while busy and served < limit:  # one from each door in turn: a flood at one never starves the other
+            busy = False
+            for prefix, sock in self._by_prefix.items():
+                if served < limit and sock.poll(0):
+                    routing_id, *frames = sock.recv_multipart()
+                    served, busy = served + 1, True
+                    yield prefix + routing_id, frames
+
+    def send(self, client: bytes, message: Message) -> None:
+        """A reply to a client that came in by a socket; one that is gone or not reading is counted, not fatal."""
+        prefix, _, routing_id = client.partition(b":")
+        sock = self._by_prefix.get(prefix + b":")
+        try:
+            if sock is None:
+                raise zmq.ZMQError(msg=f"no door for client {client!r}")
+            sock.send_multipart([routing_id, *message.to_frames()], zmq.NOBLOCK)
+        except zmq.ZMQError as exc:
+            self.undeliverable += 1
+            self.log.warning("reply not delivered: the client is gone or not reading", request_id=message.id,
+                             error=str(exc))
+
+    def close(self) -> None:
+        for sock in self._by_prefix.values():
+            sock.close(CLIENT_LINGER_MS)

@@ -1,0 +1,96 @@
+"""The contract between the daemon and the card stage: `card.extract` in, `card.events` out.
+
+The card plugin keeps no state between requests (a worker restart loses nothing):
+each `card.extract` carries one final transcript with its audit trail and the
+context the rules need (which casualty is current, the utterance's clock time and
+the local UTC offset); the reply `card.events` carries the events found, in the
+order said, casualty switches included, and the casualty current after them. The
+daemon appends the events to the card log, then keeps `casualty` for the next
+transcript. docs/card.md documents every field.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tcccd.wire.card_events import Event
+
+EXTRACT_TYPE = "card.extract"
+EVENTS_TYPE = "card.events"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class VocabularyRewrite(_Strict):
+    """A run of heard words rewritten into a lexicon term; `start_char`/`end_char` index the segment's `heard`."""
+
+    heard: str
+    term: str
+    start_char: int = Field(ge=0)
+    end_char: int = Field(ge=0)
+    similarity: float
+
+
+class NumberRewrite(_Strict):
+    """A number written as a medic writes it; the span indexes `heard` after the vocabulary rewrites."""
+
+    heard: str
+    written: str
+    start_char: int = Field(ge=0)
+    end_char: int = Field(ge=0)
+    rule: str = Field(description="time, ratio, percent, dose or vital")
+
+
+class WordTiming(_Strict):
+    text: str
+    start_s: float
+    end_s: float
+    probability: float
+    start_char: int = Field(ge=0, description="in the segment's text")
+    end_char: int = Field(ge=0)
+
+
+class UncertainWord(_Strict):
+    text: str
+    start_char: int = Field(ge=0, description="in the segment's text")
+    end_char: int = Field(ge=0)
+    probability: float
+    alternative: str | None = None
+
+
+class Segment(BaseModel):
+    """One ASR segment as the transcript carries it. Fields the card does not read (timings, no_speech_prob)
+    are ignored rather than refused: they belong to the ASR's contract, not this one."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    text: str
+    heard: str | None = Field(None, description="absent on transcripts without a heard trail")
+    corrections: list[VocabularyRewrite] = Field(default_factory=list)
+    numbers: list[NumberRewrite] = Field(default_factory=list)
+    words: list[WordTiming] | None = None
+    uncertain: list[UncertainWord] | None = None
+
+
+class CardExtract(_Strict):
+    """`data` of a `card.extract` request (daemon -> card stage), one per final transcript."""
+
+    text: str = Field(max_length=100_000, description="the transcript's text: what the record says")
+    segments: list[Segment] = Field(default_factory=list,
+                                    description="its segments, in order; their texts joined by spaces make `text`")
+    journal_seq: int | None = Field(None, ge=1)
+    request_id: str = Field(min_length=1, max_length=128)
+    source: str = Field(min_length=1, max_length=32)
+    utterance_ts: float = Field(gt=0, description="clock time of the utterance (the journal entry's ts), epoch s")
+    utc_offset_min: int = Field(ge=-14 * 60, le=14 * 60,
+                                description="the kit's local offset from UTC, for the card's 24-hour times")
+    casualty: int = Field(ge=1, le=999, description="the casualty current before this transcript")
+
+
+class CardEvents(_Strict):
+    """`data` of the final `card.events` reply (card stage -> daemon)."""
+
+    events: list[Event]
+    casualty: int = Field(ge=1, le=999, description="the casualty current after this transcript")

@@ -1,0 +1,192 @@
+"""One small model per reply and event type: what tcccd answers and publishes, typed.
+
+Beside the request models (tcccd.wire.messages), as the `wyoming` package has
+one class per event: `Transcript.from_message(reply).text` instead of
+`reply.data.get("text", "")`, and `ProfileReply(...).answer(request)` to build one.
+What plugins produce (transcripts, audio, the capture stage's answer) is an
+`OpenReply`: its declared fields are what tcccd's own plugins promise, and a
+plugin may add its own (a segment's word timings, say) without breaking a reader.
+The status report has its own module (tcccd.wire.status).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from tcccd.wire.errors import ErrorReply
+from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, Str
+from tcccd.wire.protocol import Message
+from tcccd.wire.status import ProfileState, StatusReport
+
+
+class Pong(Reply):
+    """Final: the answer to `ping`."""
+
+    TYPE: ClassVar[str] = "pong"
+
+
+class ProfileReply(ProfileState):
+    """Final: the answer to profile.get and profile.set; also the `profile` event once a switch applied."""
+
+    TYPE: ClassVar[str] = "profile"
+    available: list[Str] = Field(description="the installed profiles")
+
+
+class ProfileDecision(Reply):
+    """Event (topic `profile`): what the battery/thermal policy decided, with the readings behind it."""
+
+    TYPE: ClassVar[str] = "profile.decision"
+    name: Str = Field(description="the profile to run (the same as `effective`)")
+    at: Float = Field(description="when it was decided (epoch seconds)")
+    requested: Str = Field(description="the profile asked for")
+    effective: Str = Field(description="the profile to run")
+    reason: Str = Field(description="why")
+    cap: Str | None = Field(None, description="the profile a cap holds it to, or null")
+    reading: Str | None = Field(None, description="the reading behind the cap")
+    value: Float | None = Field(None, description="that reading's value")
+    override_until: Float | None = Field(None, description="an override bypasses the caps until then (epoch s)")
+    readings: dict[Str, Float | None] = Field(default_factory=dict, description="the readings it decided on")
+
+
+class Correction(OpenReply):
+    """A run of heard words that sounded like a lexicon term (`vocabulary_correction`)."""
+
+    heard: Str | None = Field(None, description="the words heard")
+    term: Str | None = Field(None, description="the lexicon term written instead")
+    start_char: Int | None = Field(None, description="where the words start in the segment's `heard`")
+    end_char: Int | None = Field(None, description="where they end")
+    similarity: Float | None = Field(None, description="how alike they sounded, 0-1")
+
+
+class NumberRewrite(OpenReply):
+    """Spoken numbers written as a medic writes them (`write_numbers`)."""
+
+    heard: Str | None = Field(None, description="the words heard")
+    written: Str | None = Field(None, description="what the record says")
+    start_char: Int | None = Field(None, description="where it starts in the corrected text")
+    end_char: Int | None = Field(None, description="where it ends")
+    rule: Str | None = Field(None, description="`time`, `ratio`, `percent`, `dose` or `vital`")
+
+
+class Segment(OpenReply):
+    """One piece of what was heard: the record's text beside the model's, with every rewrite listed."""
+
+    start_s: Float | None = Field(None, description="start, seconds on the recording's (or stream's) clock")
+    end_s: Float | None = Field(None, description="end")
+    text: Str | None = Field(None, description="what goes on the record")
+    heard: Str | None = Field(None, description="what the model wrote before tcccd rewrote anything")
+    corrections: list[Correction] | None = Field(None, description="vocabulary corrections, in order")
+    numbers: list[NumberRewrite] | None = Field(None, description="number rewrites, after the corrections")
+    avg_logprob: Float | None = Field(None, description="the decoder's mean token log-probability")
+    no_speech_prob: Float | None = Field(None, description="the model's probability that it heard no speech")
+
+
+class DroppedSpeech(OpenReply):
+    """Speech left out of the record because the decoder could only write it as a loop (an `alert` too)."""
+
+    start_s: Float = Field(description="start of the speech left out")
+    end_s: Float = Field(description="its end")
+    reason: Str = Field(description="why")
+
+
+class Utterance(OpenReply):
+    """One finished utterance of a stream, as the stream's closing transcript lists it."""
+
+    partial: Bool | None = Field(None, description="false: a finished utterance")
+    text: Str | None = Field(None, description="its text")
+    utterance: Int | None = Field(None, description="its number in the stream, from 0")
+    start_s: Float | None = Field(None, description="start, on the stream's clock")
+    end_s: Float | None = Field(None, description="end")
+    dropped: list[DroppedSpeech] | None = Field(None, description="speech left out of it")
+
+
+class Transcript(OpenReply):
+    """A whole recording's (final); in a stream, a partial or a finished utterance, then the closing summary
+    (final). Also the `transcript` event."""
+
+    TYPE: ClassVar[str] = "transcript"
+    text: Str = Field("", description="what goes on the record; empty when nothing was said")
+    segments: list[Segment] | None = Field(None, description="what was heard, piece by piece")
+    duration_s: Float | None = Field(None, description="the recording's length")
+    timings_ms: dict[Str, Float] | None = Field(None, description="where the time went, by step")
+    backend: Str | None = Field(None, description="the inference backend that decoded it")
+    dropped: list[DroppedSpeech] | None = Field(None, description="present only when speech was left out")
+    partial: Bool | None = Field(None, description="in a stream: true while an utterance goes on")
+    utterance: Int | None = Field(None, description="in a stream: the utterance's number")
+    start_s: Float | None = Field(None, description="in a stream: the utterance's start on the stream's clock")
+    end_s: Float | None = Field(None, description="its end")
+    utterances: list[Utterance] | None = Field(None, description="a stream's closing transcript: every utterance")
+    source: Str | None = Field(None, description="who spoke it in: `mic`, `client` or `wyoming`")
+    journal_seq: Int | None = Field(None, description="its place in the transcript journal, once recorded")
+
+
+class JournalEntry(Reply):
+    seq: Int = Field(description="its `journal_seq`")
+    ts: Float = Field(description="when it was recorded (epoch seconds)")
+    source: Str = Field(description="`mic`, `client` or `wyoming`")
+    profile: Str = Field(description="the profile that ran")
+    request_id: Str = Field(description="the request it answered")
+    text: Str = Field(description="what the record says")
+    confidence: Float | None = Field(None, description="mean token probability over its segments")
+    segments: list[Segment] = Field(description="its segments, as sent")
+
+
+class TranscriptsReply(Reply):
+    """Final: the answer to transcripts.since."""
+
+    TYPE: ClassVar[str] = "transcripts"
+    transcripts: list[JournalEntry] = Field(description="journalled transcripts, oldest first")
+
+
+class AudioReply(OpenReply):
+    """A chunk of speech in the payload (its format in the header); the final one carries the totals."""
+
+    TYPE: ClassVar[str] = "audio"
+    sentence: Int | None = Field(None, description="Piper: the sentence this chunk speaks, from 1")
+    frames: Int | None = Field(None, description="SNAC: audio-token frames in this chunk (in all, when final)")
+    duration_s: Float | None = Field(None, description="final: seconds of audio sent")
+    sample_rate_hz: Int | None = Field(None, description="final: the audio's rate")
+    sentences: Int | None = Field(None, description="final, Piper: sentences spoken")
+    first_audio_ms: Float | None = Field(None, description="final: time to the first audio")
+
+
+class CaptureReply(OpenReply):
+    """Final: the answer to capture.mute and capture.unmute."""
+
+    TYPE: ClassVar[str] = "capture"
+    capture: Str = Field(description="`listening`, `muted` or `no_device`")
+    muted: Bool = Field(description="muted by capture.mute")
+    device: Str | None = Field(None, description="the configured audio device")
+
+
+class Alert(Reply):
+    """Event (topic `alert`): something an operator must know (a lost worker, a gap in the record, memory actions)."""
+
+    TYPE: ClassVar[str] = "alert"
+    message: Str = Field(description="what happened, for a person")
+    kind: Str | None = Field(None, description="`journal_full` or `speech_dropped`")
+    source: Str | None = Field(None, description="`memory` for the memory capper's actions")
+    worker: Str | None = Field(None, description="the worker that was lost")
+    request_id: Str | None = Field(None, description="speech_dropped: the request")
+    start_s: Float | None = Field(None, description="speech_dropped: start of the speech left out")
+    end_s: Float | None = Field(None, description="speech_dropped: its end")
+    reason: Str | None = Field(None, description="why (speech_dropped, memory)")
+    action: Str | None = Field(None, description="memory: `release`, `unload`, `step_down`, `refuse`, `resume`")
+    targets: list[Str] | None = Field(None, description="memory: the workers or profile acted on")
+    ts: Float | None = Field(None, description="memory: when")
+    used_bytes: Int | None = Field(None, description="memory: use when it acted")
+    budget_bytes: Int | None = Field(None, description="memory: the budget when it acted")
+
+
+REPLIES: dict[str, type[Reply]] = {model.TYPE: model for model in (
+    Pong, StatusReport, ProfileReply, ProfileDecision, Transcript, TranscriptsReply, AudioReply, CaptureReply,
+    Alert, ErrorReply)}
+
+
+def read_reply(message: Message) -> Any:
+    """The typed reply or event in `message`; None for a type tcccd does not define (a custom stage's own)."""
+    model = REPLIES.get(message.type)
+    return None if model is None else model.from_message(message)
+

@@ -1,0 +1,195 @@
+"""The `status` reply: the health report the daemon gives about itself, typed part by part.
+
+The daemon builds it (tcccd.core.local_requests); `tcccd status`, systemd's
+STATUS= line and the Wyoming door's `describe` read it. A stage's
+`plugin_health` is the one part plugins extend: what the plugin kit always
+reports is typed, the plugin's own facts (backend, model, device, voice) are
+passed on as the plugin gives them; `CaptureHealth` types what tcccd's own
+microphone stage reports.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, Str
+from tcccd.wire.states import WorkerState
+from tcccd.wire.status_memory import MemoryStatus
+
+OverallState = Literal["healthy", "degraded", "starting", "stopping"]
+
+
+class ProfileState(Reply):
+    """The profile that runs, and what was asked for when the caps or an override decided otherwise."""
+
+    name: Str = Field(description="the profile that runs")
+    reason: Str = Field(description="why it runs (who set it, or the cap that decided)")
+    since: Float = Field(description="when it started to run (epoch seconds)")
+    requested: Str | None = Field(None, description="the profile asked for (by the config, a client or a person)")
+    override_until: Float | None = Field(None, description="an override bypasses the caps until then (epoch s)")
+    cap: Str | None = Field(None, description="the profile a battery or thermal cap holds it to, or null")
+    reading: Str | None = Field(None, description="the reading behind the cap (`battery_percent`, `hottest_c`)")
+    value: Float | None = Field(None, description="that reading's value")
+
+
+class Latency(Reply):
+    p50_ms: Float | None = Field(None, description="median, over the last 512 messages")
+    p95_ms: Float | None = Field(None, description="95th percentile")
+    p99_ms: Float | None = Field(None, description="99th percentile")
+    count: Int | None = Field(None, description="messages measured")
+
+
+class PluginHealth(OpenReply):
+    """What the stage's worker reports for it: the plugin kit's facts, then the plugin's own (`Plugin.health()`:
+    backend, model, device, voice...), which tcccd passes on as the plugin gives them. Empty until the worker's
+    first heartbeat."""
+
+    state: WorkerState | None = Field(None, description="the stage's own state, as the plugin kit sees it")
+    plugin: Str | None = Field(None, description="the plugin's name")
+    last_error: Str | None = Field(None, description="the last error it reported")
+    errors: Int | None = Field(None, description="errors since it started")
+    latency: Latency | None = Field(None, description="its processing time per message")
+    health_error: Str | None = Field(None, description="why the plugin's own health() failed, if it did")
+
+    def fact(self, key: str) -> str | None:
+        """One of the plugin's own facts (`model`, `voice`, `backend`) as text; None when it reports none."""
+        value = (self.model_extra or {}).get(key)
+        return None if value is None else str(value)
+
+
+class CaptureHealth(PluginHealth):
+    """The capture (microphone) stage's plugin_health."""
+
+    capture: Literal["listening", "muted", "no_device"] | None = Field(
+        None, description="what the microphone is doing (absent when the plugin's health() failed)")
+    device: Str | None = Field(None, description="the configured audio device")
+    muted: Bool | None = Field(None, description="muted by `capture.mute`")
+    no_device_reason: Str | None = Field(None, description="why there is no device; it is retried with backoff")
+    device_name: Str | None = Field(None, description="the device in use")
+    device_rate_hz: Int | None = Field(None, description="its sample rate")
+    input_level_dbfs: Float | None = Field(None, description="input level")
+    input_peak_dbfs: Float | None = Field(None, description="input peak")
+    clipping: Bool | None = Field(None, description="the input clips now")
+    clipped_samples: Int | None = Field(None, description="clipped samples counted")
+    overruns: Int | None = Field(None, description="blocks dropped because the stage fell behind, plus PortAudio "
+                                                   "input overflows")
+    reopens: Int | None = Field(None, description="times the device was opened again")
+    echo: Str | None = Field(None, description="echo handling: `gate` or `aec`")
+    playing: Bool | None = Field(None, description="the speaker plays now")
+    gated_s: Float | None = Field(None, description="seconds of microphone gated while the speaker played")
+    barge_ins: Int | None = Field(None, description="times speech cut the speaker short")
+    stream_id: Str | None = Field(None, description="the open listening stream's request id")
+
+
+class StageStatus(Reply):
+    name: Str = Field(description="the stage's name in the config")
+    plugin: Str = Field(description="its plugin, as the config names it")
+    worker: Str = Field(description="the worker process that hosts it")
+    state: WorkerState = Field(description="its worker's state, or worse when the plugin reports worse")
+    pid: Int | None = Field(None, description="the worker's process id")
+    restarts: Int = Field(description="restarts of its worker")
+    queue_depth: Int = Field(description="messages waiting for it")
+    max_queue: Int = Field(description="the queue's limit (`busy` above it)")
+    dropped_audio_chunks: Int = Field(description="live-audio chunks dropped because it was behind")
+    busy_rejections: Int = Field(description="requests refused `busy` because its queue was full")
+    last_error: Str | None = Field(None, description="its last error")
+    latency: Latency = Field(description="its latency")
+    rss_bytes: Int | None = Field(None, description="the worker's RSS")
+    peak_rss_bytes: Int | None = Field(None, description="the worker's peak RSS")
+    plugin_health: PluginHealth = Field(description="what its worker reports for it")
+
+
+class Endpoints(Reply):
+    client: Str = Field(description="requests and replies (ROUTER)")
+    events: Str = Field(description="events (PUB): transcripts, profile changes, alerts")
+
+
+class Counters(Reply):
+    unreadable_messages: Int = Field(description="messages without a readable id: dropped")
+    bad_messages: Int = Field(description="malformed messages answered `bad_message`")
+    late_outputs: Int = Field(description="worker outputs for requests that had already ended")
+    late_inputs: Int = Field(description="client messages for requests that had already ended")
+    undeliverable_replies: Int = Field(description="replies whose client was gone")
+
+
+class ErrorEntry(Reply):
+    ts: Float = Field(description="when (epoch seconds)")
+    request_id: Str = Field(description="the request it concerns (`-` for none)")
+    message: Str = Field(description="what happened")
+
+
+class JournalHealth(Reply):
+    path: Str = Field(description="the transcript journal's file")
+    state: Literal["ok", "failing"] = Field(description="`failing` while appends fail")
+    appends: Int = Field(description="transcripts recorded since start")
+    failures: Int = Field(description="appends that failed")
+    last_error: Str | None = Field(None, description="why the last append failed")
+    size_bytes: Int = Field(description="the journal's size on disk")
+
+
+class SourcesStatus(Reply):
+    source_chunks: Int = Field(description="audio chunks the source stages (the microphone) sent")
+    source_chunks_not_routed: Int = Field(description="of those, dropped because their route was not ready")
+    open_streams: Int = Field(description="listening streams open")
+
+
+class WyomingStatus(Reply):
+    uri: Str = Field(description="where the Wyoming door listens")
+    listening: Bool = Field(description="it accepts connections")
+    failure: Str | None = Field(None, description="why it could not open")
+    transcript_streaming: Bool = Field(description="transcriptions stream (transcript-chunk)")
+    security: Str = Field(description="`loopback only`, or a warning that it is open to the network")
+    connections_open: Int = Field(description="connections open now")
+    connections_total: Int = Field(description="connections since start")
+    requests_open: Int = Field(description="requests open on the daemon now")
+    requests: dict[Str, Int] = Field(description="requests served, by kind (transcribe, speak, describe)")
+    errors: Int = Field(description="Wyoming errors sent")
+    cancelled_on_disconnect: Int = Field(description="requests cancelled because their client left")
+    refused_events: Int = Field(description="malformed events answered `bad_message`")
+    dropped_events: Int = Field(description="events of a type the door does not serve")
+    refused_connections: Int = Field(description="connections refused over wyoming.max_connections")
+
+
+class TelemetryStatus(Reply):
+    battery_percent: Float | None = Field(None, description="battery charge")
+    battery_status: Str | None = Field(None, description="charging, discharging, full...")
+    mains_online: Bool | None = Field(None, description="mains power present")
+    power_w: Float | None = Field(None, description="total power draw")
+    hottest_zone: Str | None = Field(None, description="the hottest thermal zone")
+    hottest_c: Float | None = Field(None, description="its temperature")
+    source: Str = Field(description="where the readings come from (`sysfs`, `jtop`)")
+    enabled: Bool = Field(description="whether readings may cap the profile")
+    read_at: Float | None = Field(None, description="when they were read (epoch seconds)")
+    problems: list[Str] = Field(default_factory=list, description="readings that failed, and why")
+
+
+class PowerModeStatus(Reply):
+    current: Str | None = Field(None, description="the nvpmodel power mode running (null: not a Jetson)")
+    requested: Str | None = Field(None, description="the mode the profile asks for")
+    state: Str | None = Field(None, description="`current`, `switching`, `applied`, `failed`, `needs_reboot`, "
+                                                "`unknown` or `no_nvpmodel`")
+    detail: Str | None = Field(None, description="why, when it is not applied")
+
+
+class StatusReport(Reply):
+    """Final: the health report, the answer to `status`."""
+
+    TYPE: ClassVar[str] = "status"
+    version: Str = Field(description="tcccd's version")
+    pid: Int = Field(description="the daemon's process id")
+    uptime_s: Float = Field(description="seconds since the daemon started")
+    state: OverallState = Field(description="the verdict: `healthy`, `degraded`, `starting` or `stopping`")
+    profile: ProfileState = Field(description="the profile that runs")
+    stages: list[StageStatus] = Field(description="every stage of the pipeline")
+    requests_in_flight: Int = Field(description="requests open now")
+    memory: MemoryStatus = Field(description="memory use and the capper's view")
+    endpoints: Endpoints = Field(description="where clients connect")
+    counters: Counters = Field(description="messages that went wrong, counted")
+    last_errors: list[ErrorEntry] = Field(description="the most recent errors, oldest first (at most 20)")
+    transcripts: JournalHealth | None = Field(description="the transcript journal; null when disabled")
+    sources: SourcesStatus = Field(description="audio no client asked for (the microphone)")
+    wyoming: WyomingStatus | None = Field(description="the Wyoming door; null when it is off")
+    telemetry: TelemetryStatus = Field(description="battery, power and temperature readings")
+    power_mode: PowerModeStatus = Field(description="the nvpmodel power mode")

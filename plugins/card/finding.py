@@ -1,0 +1,110 @@
+"""What a rule reports, the body regions it reads from a sentence, and the values it flags as out of range.
+
+A Finding is one fact with the characters it came from; the extractor turns it
+into an event (casualty, time, negation, flags, heard span). Regions are read as
+said: a side ("left", "right", "both", "bilateral") and a body part; "both arms"
+is two regions, each traced to the same words.
+
+Out of range: a value no casualty's body or monitor gives in practice. A
+misheard number ("pulse 700" for "pulse 70") must not pass as a reading; it must
+not vanish either: the event is kept and shown unconfirmed. The bounds are wide
+on purpose: an extreme but real reading (pulse 30, SpO2 60%) is recorded as
+said; only what is implausible for a living casualty, or outside the scale (pain
+11 of 10), is flagged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from tcccd.plugins.card.lexicon import BODY_PARTS, LIMB_OF_PART, SIDES, alternation
+from tcccd.plugins.card.sentences import Sentence
+
+_REGION = re.compile(r"(?:\b(?P<side>left|right|bilateral|both)\s+(?:side\s+of\s+(?:the\s+|his\s+|her\s+)?)?)?"
+                     r"(?P<part>" + alternation(BODY_PARTS) + ")")
+BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
+    ("pulse", "rate"): (20, 250), ("bp", "systolic"): (40, 250), ("bp", "diastolic"): (20, 150),
+    ("rr", "rate"): (4, 60), ("spo2", "percent"): (50, 100), ("pain", "score"): (0, 10),
+    ("burn_extent", "percent"): (1, 100), ("fluid", "volume"): (1, 5000),
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One fact a rule read: `what` is a kind model of tcccd.wire.card_events; [start, end) are the words."""
+
+    what: Any
+    start: int
+    end: int
+    rule: str
+
+
+@dataclass(frozen=True)
+class Region:
+    side: str | None  # right, left or None; "both" is split into two regions
+    part: str
+    start: int
+    end: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.side} {self.part}" if self.side else self.part
+
+    @property
+    def limb(self) -> str | None:
+        """'left leg' for a left thigh: the DD 1380 limb a tourniquet on this part is recorded under."""
+        limb = LIMB_OF_PART.get(self.part)
+        return f"{self.side} {limb}" if limb and self.side else None
+
+
+def regions(sentence: Sentence, start: int, end: int) -> list[Region]:
+    """Body regions said between two positions, in order; 'both arms' gives the right and the left arm."""
+    found: list[Region] = []
+    for match in sentence.find(_REGION, start, end):
+        part = BODY_PARTS[said(match, "part")]
+        side = SIDES.get(match.group("side") or "")
+        if side == "both":
+            found += [Region("right", part, match.start(), match.end()), Region("left", part, match.start(),
+                                                                                 match.end())]
+        else:
+            found.append(Region(side, part, match.start(), match.end()))
+    return found
+
+
+def side_in(sentence: Sentence, start: int, end: int) -> tuple[str, int, int] | None:
+    """The first side word ('left', 'right', 'both', 'bilateral') between two positions, with its span."""
+    match = re.compile(r"\b(left|right|both|bilateral)\b").search(sentence.lower, start, end)
+    return (SIDES[match.group(1)], match.start(), match.end()) if match else None
+
+
+def spanning(what: Any, rule: str, *spans: tuple[int, int]) -> Finding:
+    """A finding covering every span it read (the trigger, a region, a number...)."""
+    return Finding(what, min(s for s, _ in spans), max(e for _, e in spans), rule)
+
+
+def said(match: re.Match, group: int | str = 0) -> str:
+    """A lexicon key for what a pattern matched: the words in lower case, single-spaced."""
+    return re.sub(r"\s+", " ", match.group(group))
+
+
+def distinct(s: Sentence, rx: re.Pattern[str], table: dict[str, Any]) -> Iterator[tuple[Any, re.Match]]:
+    """Each value a table gives for the forms said in a sentence, once, at its first mention."""
+    seen = set()
+    for match in s.find(rx):
+        value = table[said(match)]
+        if value not in seen:
+            seen.add(value)
+            yield value, match
+
+
+def out_of_range(what: Any) -> bool:
+    for (kind, field), (low, high) in BOUNDS.items():
+        value = getattr(what, field, None) if what.kind == kind else None
+        if value is not None and not low <= value <= high:
+            return True
+    if what.kind == "bp" and what.systolic is not None and what.diastolic is not None:
+        return what.diastolic >= what.systolic
+    return False

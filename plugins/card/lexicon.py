@@ -1,0 +1,166 @@
+"""The card's words: what a medic says for each thing DD Form 1380 records, and how the card writes it.
+
+Each table maps spoken forms (lower case, as the ASR writes them after its own
+vocabulary and number steps) to the value the card records. A value is only
+ever written when one of its spoken forms was heard: these tables are also what
+the tests use to check that no field was filled from words that are not there.
+Abbreviations a medic says as such (NPA, TXA, LR) are kept as the card writes them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+SIDES = {"left": "left", "right": "right", "bilateral": "both", "both": "both"}
+# body parts as said (plural folded), and the limb a tourniquet on that part is on
+BODY_PARTS = {
+    "head": "head", "scalp": "scalp", "face": "face", "eye": "eye", "eyes": "eye", "jaw": "jaw", "neck": "neck",
+    "chest": "chest", "abdomen": "abdomen", "belly": "abdomen", "stomach": "abdomen", "flank": "flank",
+    "back": "back", "pelvis": "pelvis", "groin": "groin", "buttock": "buttock", "buttocks": "buttock",
+    "hip": "hip", "shoulder": "shoulder", "shoulders": "shoulder", "upper arm": "upper arm",
+    "upper arms": "upper arm", "arm": "arm", "arms": "arm", "elbow": "elbow", "forearm": "forearm",
+    "forearms": "forearm", "wrist": "wrist", "hand": "hand", "hands": "hand", "thigh": "thigh", "thighs": "thigh",
+    "knee": "knee", "knees": "knee", "lower leg": "lower leg", "lower legs": "lower leg", "leg": "leg",
+    "legs": "leg", "calf": "calf", "ankle": "ankle", "foot": "foot", "feet": "foot", "femur": "femur",
+    "humerus": "humerus", "tibia": "tibia", "fibula": "fibula", "clavicle": "clavicle", "axilla": "axilla",
+}
+LIMB_OF_PART = {"upper arm": "arm", "arm": "arm", "elbow": "arm", "forearm": "arm", "wrist": "arm", "hand": "arm",
+                "thigh": "leg", "knee": "leg", "lower leg": "leg", "leg": "leg", "calf": "leg", "ankle": "leg",
+                "foot": "leg", "femur": "leg", "tibia": "leg", "fibula": "leg", "humerus": "arm"}
+MECHANISMS = {
+    "gunshot wound": "GSW", "gunshot wounds": "GSW", "gunshot": "GSW", "gsw": "GSW", "bullet wound": "GSW",
+    "ied": "IED", "improvised explosive device": "IED", "ied blast": "IED", "blast": "blast",
+    "explosion": "blast", "grenade": "grenade", "rpg": "RPG", "artillery": "artillery", "mortar": "mortar",
+    "landmine": "landmine", "land mine": "landmine", "mvc": "MVC", "vehicle rollover": "MVC", "rollover": "MVC",
+    "vehicle crash": "MVC", "car crash": "MVC", "motor vehicle collision": "MVC", "motor vehicle crash": "MVC",
+    "fall from height": "fall", "fall from": "fall", "fell from": "fall", "fell off": "fall", "fall injury": "fall",
+    "blunt trauma": "blunt", "blunt force": "blunt",
+    "vehicle fire": "burn", "building fire": "burn", "house fire": "burn", "burning vehicle": "burn",
+}
+INJURIES = {
+    "gunshot wound": "gunshot wound", "gunshot wounds": "gunshot wound", "gsw": "gunshot wound",
+    "bullet wound": "gunshot wound", "shrapnel wound": "shrapnel wound", "shrapnel wounds": "shrapnel wound",
+    "shrapnel": "shrapnel wound", "fragment wound": "fragment wound", "fragment wounds": "fragment wound",
+    "laceration": "laceration", "lacerations": "laceration", "amputation": "amputation",
+    "amputations": "amputation", "amputated": "amputation", "burn": "burn", "burns": "burn",
+    "fracture": "fracture", "fractured": "fracture", "broken": "fracture", "puncture wound": "puncture wound",
+    "stab wound": "stab wound", "penetrating wound": "penetrating wound", "blunt trauma": "blunt trauma",
+    "abrasion": "abrasion", "abrasions": "abrasion", "contusion": "contusion", "avulsion": "avulsion",
+    "degloving": "degloving", "crush injury": "crush injury", "entry wound": "entry wound",
+    "exit wound": "exit wound", "wound": "wound", "injury": "injury", "injuries": "injury",
+    "open fracture": "open fracture", "sucking chest wound": "sucking chest wound", "flail chest": "flail chest",
+    "tension pneumothorax": "tension pneumothorax", "pneumothorax": "pneumothorax", "evisceration": "evisceration",
+    "impaled object": "impaled object", "tbi": "TBI", "traumatic brain injury": "TBI", "concussion": "concussion",
+}
+GENERIC_INJURIES = ("wound", "injury")  # said without a body region, these say nothing
+HEDGES = {"possible": "suspected", "suspected": "suspected", "probable": "suspected", "likely": "suspected"}
+TOURNIQUET_WORDS = ("tourniquet", "tourniquets", "tq")
+TOURNIQUET_DEVICES = {"cat": "CAT", "c-a-t": "CAT", "combat application tourniquet": "CAT", "softt": "SOFTT-W",
+                      "sof tactical tourniquet": "SOFTT-W", "sof-t": "SOFTT-W", "sam junctional": "SAM-JT",
+                      "junctional emergency treatment tool": "JETT", "jett": "JETT", "crock": "CRoC",
+                      "aaj": "AAJT", "aajt": "AAJT", "rmt": "RMT", "swat": "SWAT-T", "swat-t": "SWAT-T"}
+TOURNIQUET_CATEGORIES = {"junctional": "junctional", "truncal": "truncal"}
+HEMOSTATIC = {"combat gauze": "Combat Gauze", "quikclot": "QuikClot", "quick clot": "QuikClot",
+              "celox": "Celox", "chitogauze": "ChitoGauze", "chito gauze": "ChitoGauze", "xstat": "XStat",
+              "hemostatic gauze": None, "hemostatic dressing": None, "hemostatic agent": None, "hemostatic": None}
+PRESSURE = {"pressure dressing": None, "pressure bandage": None, "israeli bandage": "Israeli bandage",
+            "emergency trauma dressing": "emergency trauma dressing", "etd": "emergency trauma dressing",
+            "olaes": "OLAES"}
+AIRWAY = {"airway intact": "intact", "airway is intact": "intact", "intact airway": "intact",
+          "airway patent": "intact", "airway is patent": "intact", "patent airway": "intact",
+          "airway clear": "intact", "airway is clear": "intact", "npa": "NPA", "nasopharyngeal airway": "NPA",
+          "nasal airway": "NPA", "sga": "SGA", "supraglottic airway": "SGA", "i-gel": "SGA", "igel": "SGA",
+          "king lt": "SGA", "cric": "CRIC", "cricothyrotomy": "CRIC", "cricothyroidotomy": "CRIC",
+          "surgical airway": "CRIC", "et tube": "ET tube", "endotracheal tube": "ET tube", "intubated": "ET tube",
+          "intubation": "ET tube", "crickey": "CRIC"}
+BREATHING = {"oxygen": "O2", "o2": "O2", "needle decompression": "needle decompression",
+             "needle decompressed": "needle decompression", "needle d": "needle decompression",
+             "needle thoracostomy": "needle decompression", "ncd": "needle decompression",
+             "decompressed": "needle decompression", "chest tube": "chest tube", "chest seal": "chest seal",
+             "chest seals": "chest seal", "vented chest seal": "chest seal", "occlusive dressing": "chest seal",
+             "hyfin": "chest seal", "bolin": "chest seal"}
+NOT_OXYGEN = ("oxygen saturation", "o2 sat", "o2 sats", "o2 saturation")
+ACCESS = {"iv": "IV", "io": "IO", "intravenous": "IV", "intraosseous": "IO", "saline lock": "IV", "ez-io": "IO",
+          "fast1": "IO"}
+ACCESS_DEVICES = ("saline lock", "ez-io", "fast1")  # access by name, no cue needed
+ACCESS_CUES_AFTER = ("access", "line", "established", "placed", "started", "inserted", "in the", "into the", "to the",
+                     "in his", "in her", "in right", "in left", "site")
+ACCESS_SITES = {"sternum": "sternum", "sternal": "sternum", "tibia": "tibia", "tibial": "tibia",
+                "humerus": "humerus", "humeral": "humerus", "antecubital": "antecubital"}
+FLUIDS = {"lactated ringers": ("lactated Ringer's", False), "lactated ringer's": ("lactated Ringer's", False),
+          "ringer's lactate": ("lactated Ringer's", False), "lr": ("lactated Ringer's", False),
+          "normal saline": ("normal saline", False), "saline": ("normal saline", False),
+          "plasma-lyte": ("Plasma-Lyte", False), "plasmalyte": ("Plasma-Lyte", False),
+          "hextend": ("Hextend", False), "whole blood": ("whole blood", True),
+          "fresh whole blood": ("fresh whole blood", True), "low titer o whole blood": ("LTOWB", True),
+          "ltowb": ("LTOWB", True), "cold stored low titer o whole blood": ("LTOWB", True),
+          "packed red blood cells": ("packed red blood cells", True),
+          "packed red cells": ("packed red blood cells", True), "prbc": ("packed red blood cells", True),
+          "prbcs": ("packed red blood cells", True), "red cells": ("packed red blood cells", True),
+          "plasma": ("plasma", True), "fresh frozen plasma": ("plasma", True), "ffp": ("plasma", True),
+          "freeze dried plasma": ("freeze-dried plasma", True), "platelets": ("platelets", True)}
+MEDICATIONS = {"txa": ("TXA", "other"), "tranexamic acid": ("TXA", "other"), "fentanyl": ("fentanyl", "analgesic"),
+               "otfc": ("fentanyl", "analgesic"),
+               "oral transmucosal fentanyl citrate": ("fentanyl", "analgesic"), "ketamine": ("ketamine", "analgesic"),
+               "morphine": ("morphine", "analgesic"), "meloxicam": ("meloxicam", "analgesic"),
+               "mobic": ("meloxicam", "analgesic"), "acetaminophen": ("acetaminophen", "analgesic"),
+               "tylenol": ("acetaminophen", "analgesic"), "ertapenem": ("ertapenem", "antibiotic"),
+               "moxifloxacin": ("moxifloxacin", "antibiotic"), "cefazolin": ("cefazolin", "antibiotic"),
+               "cefotetan": ("cefotetan", "antibiotic"), "clindamycin": ("clindamycin", "antibiotic"),
+               "ketorolac": ("ketorolac", "analgesic"), "lidocaine": ("lidocaine", "other"),
+               "hydroxocobalamin": ("hydroxocobalamin", "other"), "atropine": ("atropine", "other"),
+               "pralidoxime": ("pralidoxime", "other"), "ceftriaxone": ("ceftriaxone", "antibiotic"),
+               "ondansetron": ("ondansetron", "other"), "zofran": ("ondansetron", "other"),
+               "naloxone": ("naloxone", "other"), "narcan": ("naloxone", "other"),
+               "calcium": ("calcium", "other"), "calcium chloride": ("calcium chloride", "other"),
+               "calcium gluconate": ("calcium gluconate", "other"), "epinephrine": ("epinephrine", "other"),
+               "promethazine": ("promethazine", "other"), "diphenhydramine": ("diphenhydramine", "other"),
+               "midazolam": ("midazolam", "other"), "versed": ("midazolam", "other")}
+ROUTES = {"iv": "IV", "io": "IO", "im": "IM", "po": "PO", "in": "IN", "intranasal": "IN", "intravenous": "IV",
+          "intravenously": "IV", "intraosseous": "IO", "intramuscular": "IM", "intramuscularly": "IM",
+          "by mouth": "PO", "oral": "PO", "orally": "PO", "otfc": "OTFC", "lozenge": "OTFC", "buccal": "buccal",
+          "sublingual": "SL", "sl": "SL"}
+PULSE_WORDS = ("pulse", "pulse rate", "heart rate", "hr")
+PULSE_LOCATIONS = ("radial", "carotid", "femoral", "brachial", "pedal", "wrist", "neck", "groin")
+BP_WORDS = ("blood pressure", "bp")
+RR_WORDS = ("respiratory rate", "respirations", "respiration", "respiration rate", "resps", "rr", "breathing rate")
+SPO2_WORDS = ("sats", "sat", "spo2", "sp02", "saturation", "oxygen saturation", "pulse ox", "o2 sat", "o2 sats",
+              "satting", "saturating", "pulse oximetry")
+AVPU = {"alert": "A", "responds to voice": "V", "responding to voice": "V", "responsive to voice": "V",
+        "responds to verbal": "V", "responding to verbal": "V", "responds to pain": "P",
+        "responding to pain": "P", "responsive to pain": "P", "responds to painful stimuli": "P",
+        "unresponsive": "U", "unconscious": "U"}
+EVAC_CATEGORIES = {"urgent surgical": "urgent surgical", "urgent-surgical": "urgent surgical", "urgent": "urgent",
+                   "priority": "priority", "routine": "routine", "convenience": "convenience"}
+MOBILITY = {"litter": "litter", "liter": "litter", "litter patient": "litter", "ambulatory": "ambulatory",
+            "ambulatory patient": "ambulatory", "walking wounded": "ambulatory"}
+HYPOTHERMIA = {"hypothermia prevention kit": "HPMK", "hpmk": "HPMK",
+               "hypothermia prevention and management kit": "HPMK",
+               "heat reflective shell": "heat reflective shell", "blizzard blanket": "Blizzard blanket",
+               "blizzard": "Blizzard blanket", "ready-heat": "Ready-Heat", "ready heat": "Ready-Heat",
+               "space blanket": "space blanket", "blanket": "blanket", "hypothermia wrap": None,
+               "hypothermia prevention": None}
+PILL_PACK = ("combat wound medication pack", "combat pill pack", "pill pack", "cwmp")
+NATO = {"alpha": "A", "alfa": "A", "bravo": "B", "charlie": "C", "delta": "D", "echo": "E", "foxtrot": "F",
+        "golf": "G", "hotel": "H", "india": "I", "juliet": "J", "juliett": "J", "kilo": "K", "lima": "L",
+        "mike": "M", "november": "N", "oscar": "O", "papa": "P", "quebec": "Q", "romeo": "R", "sierra": "S",
+        "tango": "T", "uniform": "U", "victor": "V", "whiskey": "W", "x-ray": "X", "xray": "X", "yankee": "Y",
+        "zulu": "Z"}
+DIGIT_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+               "seven": "7", "eight": "8", "nine": "9", "niner": "9"}
+
+
+def choices(forms: Iterable[str]) -> str:
+    """A regex alternation of spoken forms, longest first (so 'urgent surgical' wins over 'urgent')."""
+    ordered = sorted(set(forms), key=len, reverse=True)
+    return "|".join(re.escape(f).replace(r"\ ", r"\s+") for f in ordered)
+
+
+def alternation(forms: Iterable[str]) -> str:
+    """The same, each form bounded by word edges."""
+    return r"(?<![\w-])(?:" + choices(forms) + r")(?![\w-])"
+
+
+def pattern(forms: Iterable[str]) -> re.Pattern[str]:
+    return re.compile(alternation(forms))

@@ -1,0 +1,106 @@
+"""Section A and H: evacuation category, litter or ambulatory, battle roster number, last four, allergies, first
+responder; and notes the medic dictates ("note, ...").
+
+A category or litter/ambulatory is read only when named as such ("evac category
+priority") or said as a clause of its own ("Casualty two, priority, ambulatory."):
+"priority is the airway" is not a category. Nothing here is ever inferred: no
+category from vitals, no litter from a leg wound.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from tcccd.plugins.card.finding import Finding, said
+from tcccd.plugins.card.lexicon import EVAC_CATEGORIES, MOBILITY, NATO, choices
+from tcccd.plugins.card.sentences import Sentence, numbers_in
+from tcccd.wire.card_events import Allergies, BattleRoster, Evacuation, LastFour, Mobility, Note, Responder
+
+_LEAD = r"\s*(?:(?:casualty|patient)\s+(?:number\s+)?\w+\s*)?(?:(?:is|as)\s+)?(?:(?:no|not)\s+)?"
+_CATEGORY_ALONE = re.compile(_LEAD + r"(?:evac(?:uation)?\s+)?(?:category\s+|precedence\s+)?(?:is\s+)?(?P<v>"
+                             + choices(EVAC_CATEGORIES) + r")(?:\s+(?:evac|evacuation|precedence))?\s*$")
+_CATEGORY_CUED = re.compile(r"\b(?:evac(?:uation)?\s+(?:category|precedence)|evac|precedence)\s+(?:is\s+)?(?P<v>"
+                            + choices(EVAC_CATEGORIES) + r")\b")
+_MOBILITY_ALONE = re.compile(_LEAD + r"(?P<v>" + choices(MOBILITY) + r")\s*$")
+_LAST_FOUR = re.compile(r"\blast\s+(?:four|4)(?:\s+(?:is|digits|of))*\s*:?\s*")
+_ROSTER = re.compile(r"\bbattle\s+roster(?:\s+(?:number|#|is))*\s*:?\s*")
+_ROSTER_TOKEN = re.compile(r"[a-z0-9-]+")
+_NKA = re.compile(r"\bno\s+known\s+(?:drug\s+)?allergies\b|\bnkda\b|\bnka\b")
+_ALLERGIC = re.compile(r"\ballergic\s+to\s+(?P<v>[^,]+)|\ballergies?(?:\s+to|\s*:)\s+(?P<w>[^,]+)")
+_RESPONDER = re.compile(r"(?i:\b(?:first\s+responder|responder|treated\s+by)(?:\s+is)?)\s+(?P<name>[A-Z][\w'-]*"
+                        r"(?:\s+[A-Z][\w'-]*)?)")
+_NOTE = re.compile(r"\s*note\b[\s,:]*")
+
+
+def evacuation(s: Sentence) -> Iterator[Finding]:
+    for clause_start, clause_end in s.clauses:
+        match = _CATEGORY_ALONE.match(s.lower, clause_start, clause_end) or _CATEGORY_CUED.search(
+            s.lower, clause_start, clause_end)
+        if match:
+            yield Finding(Evacuation(category=EVAC_CATEGORIES[said(match, "v")]),
+                          match.start("v"), match.end("v"), "evacuation")
+        match = _MOBILITY_ALONE.match(s.lower, clause_start, clause_end)
+        if match:
+            yield Finding(Mobility(mobility=MOBILITY[said(match, "v")]),
+                          match.start("v"), match.end("v"), "mobility")
+
+
+def last_four(s: Sentence) -> Iterator[Finding]:
+    if _RESPONDER.search(s.text, s.start, s.end):
+        return  # the responder's own last four (see responder)
+    for match in _LAST_FOUR.finditer(s.lower, s.start, s.end):
+        digits = _digits_at(s, match.end())
+        if digits:
+            yield Finding(LastFour(digits=digits[0]), match.start(), digits[1], "last_four")
+
+
+def _digits_at(s: Sentence, at: int) -> tuple[str, int] | None:
+    number = next(iter(numbers_in(s.text, at, s.end)), None)
+    if number is None or number.start != at or not number.digits:
+        return None
+    return number.digits, number.end
+
+
+def battle_roster(s: Sentence) -> Iterator[Finding]:
+    """'battle roster number alpha bravo 1234' -> 'AB1234': NATO letters and digits as said, up to the clause end."""
+    for match in _ROSTER.finditer(s.lower, s.start, s.end):
+        _, clause_end = s.clause_of(match.end())
+        parts, end = [], match.end()
+        for token in _ROSTER_TOKEN.finditer(s.lower, match.end(), clause_end):
+            word = token.group()
+            number = next(iter(numbers_in(s.text, token.start(), token.end())), None)
+            part = NATO.get(word) or (number.digits if number else None) or (word.upper() if word.isalnum() and any(
+                c.isdigit() for c in word) else None)
+            if part is None:
+                break
+            parts.append(part)
+            end = token.end()
+        if parts:
+            yield Finding(BattleRoster(number="".join(parts)), match.start(), end, "battle_roster")
+
+
+def allergies(s: Sentence) -> Iterator[Finding]:
+    for match in _NKA.finditer(s.lower, s.start, s.end):
+        yield Finding(Allergies(allergies="NKA"), match.start(), match.end(), "allergies.none_known")
+        return
+    for match in _ALLERGIC.finditer(s.lower, s.start, s.end):
+        group = "v" if match.group("v") else "w"
+        said = s.text[match.start(group):match.end(group)].strip()
+        yield Finding(Allergies(allergies=said), match.start(), match.start(group) + len(said), "allergies")
+
+
+def responder(s: Sentence) -> Iterator[Finding]:
+    match = _RESPONDER.search(s.text, s.start, s.end)
+    if match is None:
+        return
+    four = _LAST_FOUR.search(s.lower, match.end(), s.end)
+    digits = _digits_at(s, four.end()) if four else None
+    yield Finding(Responder(name=match.group("name"), last_four=digits[0] if digits else None), match.start(),
+                  digits[1] if digits else match.end(), "responder")
+
+
+def notes(s: Sentence) -> Iterator[Finding]:
+    match = _NOTE.match(s.lower, s.start, s.end)
+    if match and match.end() < s.end:
+        yield Finding(Note(text=s.text[match.end():s.end].strip()), s.start, s.end, "note")

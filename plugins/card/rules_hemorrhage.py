@@ -1,0 +1,80 @@
+"""Hemorrhage control: tourniquets (per limb, type, category) and hemostatic or pressure dressings.
+
+A tourniquet's limb is the limb of a body region said in the same clause ("on
+the left leg", "left thigh" -> left leg; "both legs" -> two tourniquets). A
+tourniquet said again in the same sentence without a limb ("..., CAT
+tourniquet") is the same tourniquet and gives it its type. A limb tourniquet is
+an extremity tourniquet by definition; junctional and truncal only when said.
+A tourniquet whose limb was not said is kept with the limb blank.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from tcccd.plugins.card.finding import Finding, regions, said, spanning
+from tcccd.plugins.card.lexicon import (
+    HEMOSTATIC,
+    PRESSURE,
+    TOURNIQUET_CATEGORIES,
+    TOURNIQUET_DEVICES,
+    TOURNIQUET_WORDS,
+    pattern,
+)
+from tcccd.plugins.card.sentences import Sentence
+from tcccd.wire.card_events import Dressing, Tourniquet
+
+_TOURNIQUET = pattern(TOURNIQUET_WORDS)
+_DEVICE = pattern(TOURNIQUET_DEVICES)
+_CATEGORY = pattern(TOURNIQUET_CATEGORIES)
+_HEMOSTATIC = pattern(HEMOSTATIC)
+_PRESSURE = pattern(PRESSURE)
+
+
+
+def tourniquets(s: Sentence) -> Iterator[Finding]:
+    found: list[Finding] = []
+    for mention in s.find(_TOURNIQUET):
+        clause_start, clause_end = s.clause_of(mention.start())
+        device = next(s.find(_DEVICE, clause_start, clause_end), None)
+        category = next(s.find(_CATEGORY, clause_start, clause_end), None)
+        spans = [(mention.start(), mention.end())] + [(m.start(), m.end()) for m in (device, category) if m]
+        limbs = [r for r in regions(s, clause_start, clause_end) if r.limb]
+        if not limbs and found and found[-1].what.limb is not None:
+            found[-1] = _merged(found[-1], device, category, spans)
+            continue
+        for region in limbs or [None]:
+            what = Tourniquet(limb=region.limb if region else None,
+                              category=TOURNIQUET_CATEGORIES[said(category)] if category else (
+                                  "extremity" if region else None),
+                              device=TOURNIQUET_DEVICES[said(device)] if device else None)
+            extra = [(region.start, region.end)] if region else []
+            found.append(spanning(what, "tourniquet.limb" if region else "tourniquet", *spans, *extra))
+    yield from found
+
+
+def _merged(earlier: Finding, device: re.Match | None, category: re.Match | None,
+            spans: list[tuple[int, int]]) -> Finding:
+    what = earlier.what
+    if device and what.device is None:
+        what = what.model_copy(update={"device": TOURNIQUET_DEVICES[said(device)]})
+    if category and what.limb is None:
+        what = what.model_copy(update={"category": TOURNIQUET_CATEGORIES[said(category)]})
+    return spanning(what, earlier.rule, (earlier.start, earlier.end), *spans)
+
+
+def dressings(s: Sentence) -> Iterator[Finding]:
+    """'Combat gauze packed into the right groin', 'pressure dressing to the right arm'; the site is a region said in
+    the same clause, the product only when named."""
+    for kind, table, rx in (("hemostatic", HEMOSTATIC, _HEMOSTATIC), ("pressure", PRESSURE, _PRESSURE)):
+        mentions = list(s.find(rx))
+        if not mentions:
+            continue
+        clause_start, clause_end = s.clause_of(mentions[0].start())
+        mentions = [m for m in mentions if clause_start <= m.start() < clause_end]
+        product = next((table[said(m)] for m in mentions if table[said(m)]), None)
+        places = regions(s, clause_start, clause_end)
+        spans = [(m.start(), m.end()) for m in mentions] + ([(places[0].start, places[0].end)] if places else [])
+        yield spanning(Dressing(dressing=kind, product=product, site=places[0].name if places else None),
+                       "dressing.site" if places else "dressing", *spans)

@@ -1,0 +1,73 @@
+"""Section B: mechanism of injury, injuries by body region, extent of burns.
+
+An injury is a kind of wound said with the body regions in the same clause
+("shrapnel wounds to the right arm and face": two injuries); a region said
+before any kind belongs to the first kind ("bilateral lower leg amputations").
+A kind said with no region is kept with the region blank, except the bare words
+"wound" and "injury", which say nothing on their own. "possible"/"suspected" before a kind
+makes it "suspected ...". The mechanism is only what was named: a wound's kind
+never implies a mechanism, except a gunshot wound, which is both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from tcccd.plugins.card.finding import Finding, distinct, regions, said, spanning
+from tcccd.plugins.card.lexicon import GENERIC_INJURIES, HEDGES, INJURIES, MECHANISMS, pattern
+from tcccd.plugins.card.sentences import Sentence
+from tcccd.wire.card_events import BurnExtent, Injury, Mechanism
+
+_MECHANISM = pattern(MECHANISMS)
+_INJURY = pattern(INJURIES)
+_HEDGE = re.compile(r"\b(" + "|".join(HEDGES) + r")\s+(?:\w+\s+){0,2}$")
+_PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent)")
+_BURN_WORD = re.compile(r"\b(burns?|burned|tbsa|body surface area)\b")
+_PERCENT_ALONE = re.compile(r"\s*(?:about|approximately|roughly|around|estimated)?\s*\d+(?:\.\d+)?\s*(?:%|percent)"
+                            r"(?:\s*(?:tbsa|total body surface area|body surface area))?\s*$")
+
+
+def mechanisms(s: Sentence) -> Iterator[Finding]:
+    for value, match in distinct(s, _MECHANISM, MECHANISMS):
+        yield Finding(Mechanism(mechanism=value), match.start(), match.end(), "mechanism")
+
+
+def injuries(s: Sentence) -> Iterator[Finding]:
+    for clause_start, clause_end in s.clauses:
+        kinds = [m for m in s.find(_INJURY, clause_start, clause_end)]
+        if not kinds:
+            continue
+        places = regions(s, clause_start, clause_end)
+        for i, kind in enumerate(kinds):
+            until = kinds[i + 1].start() if i + 1 < len(kinds) else clause_end
+            since = kind.start() if i else clause_start
+            own = [r for r in places if since <= r.start < until]
+            name, said_from = _kind_name(s, kind)
+            for region in own:
+                yield spanning(Injury(region=region.name, injury=name), "injury.region",
+                               (said_from, kind.end()), (region.start, region.end))
+            if not own and INJURIES[said(kind)] not in GENERIC_INJURIES:
+                yield Finding(Injury(region=None, injury=name), said_from, kind.end(), "injury")
+
+
+
+def _kind_name(s: Sentence, kind: re.Match) -> tuple[str, int]:
+    """The injury as the card writes it ('suspected fracture' for 'possible broken'), and where its words start."""
+    name = INJURIES[said(kind)]
+    hedge = _HEDGE.search(s.lower, max(s.clause_of(kind.start())[0], kind.start() - 40), kind.start())
+    return (f"{HEDGES[hedge.group(1)]} {name}", hedge.start()) if hedge else (name, kind.start())
+
+
+def burn_extent(s: Sentence) -> Iterator[Finding]:
+    """A percentage said with a burn word in its clause ('30% TBSA'), or alone in a clause of a sentence about
+    burns ('burns to the chest and both arms, about 30%'); never a saturation said in the same sentence."""
+    if not _BURN_WORD.search(s.lower, s.start, s.end):
+        return
+    for clause_start, clause_end in s.clauses:
+        clause = s.lower[clause_start:clause_end]
+        if not (_BURN_WORD.search(clause) or _PERCENT_ALONE.match(clause)):
+            continue
+        for match in _PERCENT.finditer(s.lower, clause_start, clause_end):
+            yield Finding(BurnExtent(percent=float(match.group(1))), match.start(), match.end(), "burn_extent")
+            return

@@ -1,0 +1,81 @@
+"""Airway, breathing and section F's other treatments: hypothermia prevention, eye shield, splint, pill pack.
+
+Airway: intact, NPA, SGA, CRIC, ET tube. Breathing: O2, needle decompression,
+chest tube, chest seal; its side is a side said in its own clause ("needle
+decompression right chest"); "oxygen saturation" is a vital sign, not oxygen
+given. A blanket alone is hypothermia prevention once said to be on the casualty
+("wrapped in a blanket"). Hypothermia prevention said several ways in one sentence ("hypothermia
+prevention, wrapped in a blanket") is one treatment; its method is the most
+specific named.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from tcccd.plugins.card.finding import Finding, distinct, regions, said, side_in, spanning
+from tcccd.plugins.card.lexicon import AIRWAY, BREATHING, HYPOTHERMIA, NOT_OXYGEN, PILL_PACK, pattern
+from tcccd.plugins.card.sentences import Sentence
+from tcccd.wire.card_events import Airway, Breathing, EyeShield, Hypothermia, PillPack, Splint
+
+_AIRWAY = pattern(AIRWAY)
+_BREATHING = pattern(BREATHING)
+_NOT_OXYGEN = pattern(NOT_OXYGEN)
+_HYPOTHERMIA = pattern(HYPOTHERMIA)
+_EYE_SHIELD = re.compile(r"\beye\s+shields?\b")
+_SPLINT = re.compile(r"\bsplint(?:s|ed|ing)?\b")
+_PILL_PACK = pattern(PILL_PACK)
+_WRAPPED = re.compile(r"\b(?:wrapped|covered|applied|placed|put|in\s+place|around)\b")
+
+
+def airway(s: Sentence) -> Iterator[Finding]:
+    for value, match in distinct(s, _AIRWAY, AIRWAY):
+        yield Finding(Airway(airway=value), match.start(), match.end(), "airway")
+
+
+def breathing(s: Sentence) -> Iterator[Finding]:
+    vitals = [(m.start(), m.end()) for m in s.find(_NOT_OXYGEN)]
+    for value, match in distinct(s, _BREATHING, BREATHING):
+        if any(start <= match.start() < end for start, end in vitals):
+            continue
+        clause_start, clause_end = s.clause_of(match.start())
+        side = side_in(s, clause_start, clause_end) if value != "O2" else None
+        spans = [(match.start(), match.end())] + ([(side[1], side[2])] if side else [])
+        yield spanning(Breathing(breathing=value, side=side[0] if side else None),
+                       "breathing.side" if side else "breathing", *spans)
+
+
+def hypothermia(s: Sentence) -> Iterator[Finding]:
+    mentions = list(s.find(_HYPOTHERMIA))
+    if not mentions:
+        return
+    named = any(said(m).startswith(("hypothermia", "hpmk")) for m in mentions)
+    if not named and not any(_WRAPPED.search(s.lower, *s.clause_of(m.start())) for m in mentions):
+        return  # "the blanket is wet": a blanket is hypothermia prevention once it is on the casualty
+    methods = [HYPOTHERMIA[said(m)] for m in mentions]
+    method = next((m for m in methods if m), None)
+    yield spanning(Hypothermia(method=method), "hypothermia", *((m.start(), m.end()) for m in mentions))
+
+
+def eye_shields(s: Sentence) -> Iterator[Finding]:
+    for match in s.find(_EYE_SHIELD):
+        clause_start, clause_end = s.clause_of(match.start())
+        side = side_in(s, clause_start, clause_end)
+        spans = [(match.start(), match.end())] + ([(side[1], side[2])] if side else [])
+        yield spanning(EyeShield(side=side[0] if side else None), "eye_shield", *spans)
+
+
+def splints(s: Sentence) -> Iterator[Finding]:
+    for match in s.find(_SPLINT):
+        clause_start, clause_end = s.clause_of(match.start())
+        place = next(iter(regions(s, clause_start, clause_end)), None)
+        spans = [(match.start(), match.end())] + ([(place.start, place.end)] if place else [])
+        yield spanning(Splint(site=place.name if place else None), "splint", *spans)
+        return
+
+
+def pill_pack(s: Sentence) -> Iterator[Finding]:
+    for match in s.find(_PILL_PACK):
+        yield Finding(PillPack(), match.start(), match.end(), "pill_pack")
+        return

@@ -1,0 +1,55 @@
+"""Stopping tcccd while the microphone listens: it stops at once, and what was heard is transcribed and journalled.
+
+Before issue 21 the drain waited its whole drain_timeout_s for the microphone's stream, which never ends by itself
+(SIGTERM with only the microphone open took 10.5 s), then aborted it.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+
+from tcccd.plugins.capture.virtual_mic import running_pulse
+from tests.e2e.test_capture_e2e import ASR, MIC, SAMPLE, capture_health, needs_pulse
+from tests.support.processes import STOP_BOUND_S
+
+DRAIN_S = 30.0
+
+
+def listening(report: dict) -> bool:
+    """Healthy, the microphone's stream open, and nothing queued (ASR has caught up)."""
+    return report["state"] == "healthy" and capture_health(report).get("capture") == "listening" \
+        and report["sources"]["open_streams"] == 1 and all(s["queue_depth"] == 0 for s in report["stages"])
+
+
+@needs_pulse
+def test_sigterm_with_only_the_microphone_open_stops_within_2_s(start_daemon) -> None:
+    with running_pulse() as pulse:
+        daemon = start_daemon([MIC, ASR], {"stream": ["asr"]}, env={"PULSE_SERVER": pulse.server})
+        daemon.wait_for(listening, timeout_s=180)
+        started = time.monotonic()
+        daemon.proc.send_signal(signal.SIGTERM)
+        assert daemon.proc.wait(60) == 0
+        assert time.monotonic() - started < STOP_BOUND_S
+
+
+@needs_pulse
+def test_sigterm_mid_dictation_journals_what_was_heard_without_waiting_out_the_drain(start_daemon) -> None:
+    """ASR may be seconds behind on a loaded machine: the drain waits for it, not for drain_timeout_s (30 s here)."""
+    with running_pulse() as pulse:
+        daemon = start_daemon([MIC, ASR], {"stream": ["asr"]}, env={"PULSE_SERVER": pulse.server},
+                              drain_timeout_s=DRAIN_S)
+        daemon.wait_for(listening, timeout_s=180)
+        since = time.time()
+        pulse.play_file(SAMPLE).wait()  # the utterance has just ended: no silence has closed it yet
+        started = time.monotonic()
+        daemon.proc.send_signal(signal.SIGTERM)
+        assert daemon.proc.wait(60) == 0
+        stop_s = time.monotonic() - started
+    assert stop_s < DRAIN_S / 2, f"stop took {stop_s:.1f} s"
+
+    again = start_daemon([], {})  # same state directory: the journal needs no stage
+    again.wait_for(lambda r: r["state"] == "healthy")
+    record = json.loads(again.cli("transcripts", "--json", "--since", str(since)).stdout)
+    assert [e["source"] for e in record] == ["mic"] and "medevac" in record[0]["text"].lower(), record

@@ -1,0 +1,68 @@
+"""The duplex device at PortAudio's boundary: what it hands the stage from the first blocks of a stream.
+
+PortAudio over PulseAudio's ALSA plugin handed the first input latency's worth of blocks (16 of 20 ms at 0.32 s)
+as the capture buffer's initial content: zeros in a fresh process, full-scale garbage in the test suite's
+long-lived one (-1.0, -0.5: the capture level test read 24 to 1040 "clipped" samples after the capper's daemon
+tests). The stand-in below is that PortAudio: it plays the callback exactly so, deterministically.
+"""
+
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from tcccd.plugins.capture.device import DuplexDevice
+from tcccd.plugins.capture.playback import PlaybackQueue
+
+RATE_HZ = 44100
+BLOCK = RATE_HZ // 50
+INPUT_LATENCY_S = 0.32
+SPEECH = np.full(BLOCK, 0.25, np.float32)
+
+
+class StaleBufferStream:
+    """A PortAudio stream whose input buffer starts full of old memory: `latency[0]` of it, then real audio."""
+
+    def __init__(self, samplerate: int, blocksize: int, callback: Any, **_: Any) -> None:
+        self.blocksize = blocksize
+        self.latency = (INPUT_LATENCY_S, 0.34)
+        self.callback = callback
+
+    def start(self) -> None:
+        status = SimpleNamespace(input_overflow=False)
+        stale = round(INPUT_LATENCY_S * RATE_HZ / self.blocksize)
+        for block in range(stale + 4):
+            indata = np.full((self.blocksize, 1), -1.0 if block % 2 else -0.5, np.float32)
+            if block >= stale:
+                indata[:, 0] = SPEECH
+            self.callback(indata, np.zeros((self.blocksize, 2), np.float32), self.blocksize, None, status)
+
+    def abort(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def portaudio() -> SimpleNamespace:
+    device = {"name": "default", "max_input_channels": 32, "max_output_channels": 32,
+              "default_samplerate": float(RATE_HZ)}
+    return SimpleNamespace(query_devices=lambda: [device], Stream=StaleBufferStream)
+
+
+def test_the_buffers_initial_content_is_heard_as_silence_then_the_microphone() -> None:
+    wake_fd = os.eventfd(0, os.EFD_NONBLOCK)
+    device = DuplexDevice("default", 20, 100, PlaybackQueue(), wake_fd)
+    try:
+        device._open(portaudio())
+        heard = [near for near, _ in device.blocks]
+    finally:
+        device.close()
+        os.close(wake_fd)
+    stale = round(INPUT_LATENCY_S * RATE_HZ / BLOCK)
+    assert len(heard) == stale + 4
+    assert all(not block.any() for block in heard[:stale])  # silence, never full-scale garbage
+    assert all(np.array_equal(block, SPEECH) for block in heard[stale:])  # then every sample as captured

@@ -1,0 +1,97 @@
+"""One realistic `data` per reply type, every declared field set: what the round-trip and screen tests start from.
+
+Shaped like what the daemon and tcccd's plugins send (see a running daemon's
+replies, validated in tests/core/test_replies_daemon.py), so a test of a reader
+reads what it will meet.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+SEGMENT = {"start_s": 0.0, "end_s": 2.4, "text": "1 g TXA at 0915",
+           "heard": "one gram of tea ex a at zero nine fifteen",
+           "corrections": [{"heard": "tea ex a", "term": "TXA", "start_char": 12, "end_char": 20, "similarity": 0.86}],
+           "numbers": [{"heard": "one gram", "written": "1 g", "start_char": 0, "end_char": 8, "rule": "dose"},
+                       {"heard": "zero nine fifteen", "written": "0915", "start_char": 16, "end_char": 33,
+                        "rule": "time"}],
+           "avg_logprob": -0.21, "no_speech_prob": 0.01}
+DROPPED = {"start_s": 5.0, "end_s": 9.5, "reason": "the decoder repeated one phrase"}
+PROFILE = {"name": "training", "reason": "set by a client; battery 15% stayed <= 20% for 5 s", "since": 1.8e9,
+           "requested": "field", "override_until": None, "cap": "training", "reading": "battery_percent", "value": 15.0}
+LATENCY = {"p50_ms": 12.5, "p95_ms": 30.1, "p99_ms": 44.0, "count": 512}
+CAPTURE_HEALTH = {"state": "ready", "plugin": "capture", "last_error": None, "errors": 0, "latency": LATENCY,
+                  "health_error": None, "capture": "no_device", "device": "default", "muted": False,
+                  "no_device_reason": "unplugged", "device_name": None, "device_rate_hz": None,
+                  "input_level_dbfs": -90.0, "input_peak_dbfs": -90.0, "clipping": False, "clipped_samples": 0,
+                  "overruns": 0, "reopens": 2, "echo": "gate", "playing": False, "gated_s": 0.0, "barge_ins": 0,
+                  "stream_id": None}
+STAGE = {"name": "mic", "plugin": "capture", "worker": "mic", "state": "ready", "pid": 4242, "restarts": 0,
+         "queue_depth": 0, "max_queue": 16, "dropped_audio_chunks": 0, "busy_rejections": 0, "last_error": None,
+         "latency": LATENCY, "rss_bytes": 60_000_000, "peak_rss_bytes": 70_000_000, "plugin_health": CAPTURE_HEALTH}
+MEMORY = {"daemon_rss_bytes": 47_000_000, "total_rss_bytes": 107_000_000, "enabled": True,
+          "budget_bytes": 4_000_000_000, "budget_source": "50% of 7620 MiB RAM", "used_bytes": 90_000_000,
+          "headroom_bytes": 3_910_000_000, "daemon_bytes": 30_000_000, "over_budget": None, "refusing": None,
+          "last_action": {"action": "release", "targets": ["mic"], "reason": "used 92% of the budget", "ts": 1.8e9,
+                          "used_bytes": 3_700_000_000, "budget_bytes": 4_000_000_000},
+          "workers": {"mic": {"pss_bytes": 60_000_000, "rss_bytes": 61_000_000, "gpu_bytes": None,
+                              "used_bytes": 60_000_000, "share_bytes": 1_000_000_000, "loaded": True, "idle_s": 3.5,
+                              "last_release": {"rss_before_bytes": 70_000_000, "rss_after_bytes": 61_000_000,
+                                               "freed_bytes": 9_000_000, "malloc_trim": True, "errors": {}}}},
+          "host": {"total_bytes": 8_000_000_000, "available_bytes": 5_000_000_000, "nvmap_used_bytes": None,
+                   "pressure_some_avg10": 0.0, "pressure_full_avg10": 0.0,
+                   "cgroup": {"version": 2, "current_bytes": 100_000_000, "limit_bytes": None,
+                              "working_set_bytes": 90_000_000}}}
+STATUS = {"version": "0.1.0", "pid": 4000, "uptime_s": 61.5, "state": "healthy", "profile": PROFILE,
+          "stages": [STAGE], "requests_in_flight": 0, "memory": MEMORY,
+          "endpoints": {"client": "tcp://127.0.0.1:7781", "events": "tcp://127.0.0.1:7782"},
+          "counters": {"unreadable_messages": 0, "bad_messages": 1, "late_outputs": 0, "late_inputs": 0,
+                       "undeliverable_replies": 0},
+          "last_errors": [{"ts": 1.8e9, "request_id": "r1", "message": "worker asr: exited (SIGKILL)"}],
+          "transcripts": {"path": "/var/lib/tcccd/transcripts.sqlite3", "state": "failing", "appends": 3,
+                          "failures": 1, "last_error": "transcript not written: database or disk is full",
+                          "size_bytes": 20480},
+          "sources": {"source_chunks": 100, "source_chunks_not_routed": 2, "open_streams": 1},
+          "wyoming": {"uri": "tcp://127.0.0.1:10300", "listening": True, "failure": None,
+                      "transcript_streaming": False, "security": "loopback only", "connections_open": 0,
+                      "connections_total": 1, "requests_open": 0,
+                      "requests": {"transcribe": 1, "speak": 0, "describe": 1}, "errors": 0,
+                      "cancelled_on_disconnect": 0, "refused_events": 0, "dropped_events": 0,
+                      "refused_connections": 0},
+          "telemetry": {"battery_percent": 15.0, "battery_status": "Discharging", "mains_online": False,
+                        "power_w": 7.5, "hottest_zone": "tj-thermal", "hottest_c": 61.0, "source": "sysfs",
+                        "enabled": True, "read_at": 1.8e9, "problems": []},
+          "power_mode": {"current": "15W", "requested": "7W", "state": "needs_reboot",
+                         "detail": "7W changes the GPU's TPC mask: applies only at boot"}}
+TRANSCRIPT = {"text": "1 g TXA at 0915", "segments": [SEGMENT], "duration_s": 9.5,
+              "timings_ms": {"decode_audio_ms": 2.0, "total_ms": 900.0}, "backend": "ctranslate2",
+              "dropped": [DROPPED], "partial": False, "utterance": 0, "start_s": 0.0, "end_s": 9.5,
+              "utterances": [{"partial": False, "text": "1 g TXA at 0915", "utterance": 0, "start_s": 0.0,
+                              "end_s": 9.5, "dropped": [DROPPED]}],
+              "source": "client", "journal_seq": 7}
+EXAMPLES: dict[str, dict[str, Any]] = {
+    "pong": {},
+    "status": STATUS,
+    "profile": {**PROFILE, "available": ["emergency", "field", "training"]},
+    "profile.decision": {"name": "training", "at": 1.8e9, "requested": "field", "effective": "training",
+                         "reason": "battery 15% stayed <= 20% for 5 s", "cap": "training",
+                         "reading": "battery_percent", "value": 15.0, "override_until": None,
+                         "readings": {"battery_percent": 15.0, "hottest_c": None}},
+    "transcript": TRANSCRIPT,
+    "transcripts": {"transcripts": [{"seq": 7, "ts": 1.8e9, "source": "mic", "profile": "field", "request_id": "r1",
+                                     "text": "1 g TXA at 0915", "confidence": 0.81, "segments": [SEGMENT]}]},
+    "audio": {"sentence": 2, "frames": 28, "duration_s": 2.5, "sample_rate_hz": 22050, "sentences": 2,
+              "first_audio_ms": 160.0},
+    "capture": {"capture": "muted", "muted": True, "device": "default"},
+    "alert": {"message": "speech from 5.0 s to 9.5 s of request r1 was not transcribed", "kind": "speech_dropped",
+              "source": "memory", "worker": "asr", "request_id": "r1", "start_s": 5.0, "end_s": 9.5,
+              "reason": "the decoder repeated one phrase", "action": "release", "targets": ["asr"], "ts": 1.8e9,
+              "used_bytes": 1, "budget_bytes": 2},
+    "error": {"code": "busy", "message": "tcccd is over its memory budget and takes no new work", "reason": "memory"},
+}
+
+
+def example(kind: str) -> dict[str, Any]:
+    """A fresh copy of the example `data` of reply type `kind` (tests may change it)."""
+    return copy.deepcopy(EXAMPLES[kind])

@@ -1,0 +1,92 @@
+"""The reply models: every type survives the wire, refuses what breaks its promise, and keeps what plugins add."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from tcccd.wire.errors import ERROR_CODES, ErrorReply
+from tcccd.wire.model import ReplyInvalid, undocumented
+from tcccd.wire.protocol import Message
+from tcccd.wire.replies import REPLIES, Transcript, read_reply
+from tcccd.wire.status import CaptureHealth, StatusReport
+from tests.support.reply_examples import EXAMPLES, example
+
+
+def unset(model: BaseModel, path: str = "data") -> list[str]:
+    """Declared fields an example leaves out, at any depth: the round trip would not cover them."""
+    missing = [f"{path}.{name}" for name in type(model).model_fields if name not in model.model_fields_set]
+    for name in model.model_fields_set:
+        value = getattr(model, name)
+        items = value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else [value]
+        missing += [p for item in items if isinstance(item, BaseModel) for p in unset(item, f"{path}.{name}")]
+    return missing
+
+
+def test_there_is_an_example_for_every_reply_type_and_it_sets_every_field():
+    assert set(EXAMPLES) == set(REPLIES)
+    for kind, model in REPLIES.items():
+        assert unset(model.from_data(example(kind))) == [], kind
+    assert unset(CaptureHealth.from_data(example("status")["stages"][0]["plugin_health"])) == []
+
+
+@pytest.mark.parametrize("kind", sorted(REPLIES))
+def test_every_reply_type_survives_the_wire(kind):
+    request = Message("whatever", id="r1", stream="s")
+    model = REPLIES[kind].from_data(example(kind))
+    sent = model.answer(request, final=kind != "audio")
+    back = Message.from_frames(sent.to_frames())
+    assert back.type == kind and back.id == "r1" and back.stream == "s"
+    assert back.data == example(kind)  # what was set is what arrives: nothing added, nothing lost
+    assert read_reply(back) == model and undocumented(read_reply(back)) == []
+
+
+def test_absent_fields_stay_absent_on_the_wire():
+    assert Transcript(text="casualty two").to_data() == {"text": "casualty two"}
+    assert ErrorReply.from_data({"code": "busy", "message": "full"}).to_data() == {"code": "busy", "message": "full"}
+
+
+def test_a_segment_keeps_the_keys_a_plugin_adds():
+    data = example("transcript")
+    data["segments"][0] |= {"words": [{"word": "TXA", "start_s": 1.0, "end_s": 1.4, "probability": 0.9}],
+                            "uncertain": [{"start_char": 4, "end_char": 7}], "considered": [["TXA", "tea"]]}
+    data["engine_note"] = "a plugin's own key"
+    transcript = Transcript.from_data(data)
+    assert transcript.segments[0].model_extra["words"][0]["word"] == "TXA"
+    assert transcript.to_data() == data and undocumented(transcript) == []
+
+
+def test_a_key_tcccd_itself_does_not_declare_is_accepted_but_reported():
+    data = example("status")
+    data["surprise"] = 1
+    data["stages"][0]["queue_seconds"] = 2.0
+    data["stages"][0]["plugin_health"]["model"] = "tiny.en"  # a plugin's own fact: not reported
+    report = StatusReport.from_data(data)
+    assert undocumented(report) == ["data.surprise", "data.stages[].queue_seconds"]
+    assert report.stages[0].plugin_health.fact("model") == "tiny.en"
+    assert report.stages[0].plugin_health.fact("voice") is None
+
+
+def test_a_reply_that_breaks_its_promise_says_which_field_and_what_is_accepted():
+    bad = example("status")
+    bad["stages"][0]["restarts"] = "three"
+    with pytest.raises(ReplyInvalid, match=r"data\.stages\[0\]\.restarts: expected an integer, got 'three'"):
+        StatusReport.from_data(bad)
+    bad = example("status")
+    del bad["profile"]["since"]
+    with pytest.raises(ReplyInvalid, match=r"data\.profile\.since: required key is missing"):
+        StatusReport.from_data(bad)
+    with pytest.raises(ReplyInvalid, match="expected a 'status' reply, got 'pong'"):
+        StatusReport.from_message(Message("pong"))
+
+
+def test_an_error_code_outside_the_documented_list_is_refused_where_it_is_made():
+    with pytest.raises(ReplyInvalid, match="'oops' is not a documented error code"):
+        Message("x").error("oops", "something")
+    for code in ERROR_CODES:
+        assert ErrorReply.from_message(Message("x").error(code, "what went wrong")).code == code
+    assert Message("x").error("busy", "over budget", reason="memory").data["reason"] == "memory"
+
+
+def test_a_custom_stage_type_has_no_reply_model():
+    assert read_reply(Message("echo", data={"n": 1})) is None
