@@ -9,7 +9,6 @@ that hold audio plus a margin, the big saving for 3-6 s commands.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from tcccd.plugins.whisper.decoding import (
 )
 from tcccd.plugins.whisper.forced import WindowAudio, WindowEvidence, can_force
 from tcccd.plugins.whisper.mel import HOP_LENGTH, N_FRAMES, SAMPLE_RATE_HZ, log_mel_spectrogram
+from tcccd.plugins.whisper.results import DroppedSpeech, Segment, Transcription, dropped_window
 from tcccd.plugins.whisper.tokenizer import Tokenizer
 from tcccd.plugins.whisper.window_policy import EARLY_END_S, FRAMES_PER_POSITION, WindowDecoder
 
@@ -34,39 +34,6 @@ __all__ = ["DecodeOptions", "DroppedSpeech", "LogitsProcessor", "Segment", "Tran
 # utterance took 1.97 s greedy / 9.6 s beam 5, with 1 thread 0.27 s / 0.62 s (same run). The decoder runs on
 # one thread (torch's, or the ONNX decoder sessions' own); the encoder backends get `threads`.
 DECODER_THREADS = 1
-
-
-@dataclass
-class Segment:
-    start_s: float
-    end_s: float
-    text: str
-    tokens: list[int]
-    avg_logprob: float
-    no_speech_prob: float
-    compression_ratio: float
-    temperature: float
-    review: Any = None  # what options.review made of it (the stage's reviewed text, words, audit trail)
-
-
-@dataclass(frozen=True)
-class DroppedSpeech:
-    """A window whose speech could only be decoded as a loop: never emitted, reported instead."""
-
-    start_s: float
-    end_s: float
-    reason: str
-    heard: str  # what the looping decoder wrote, for the audit log only
-
-
-@dataclass
-class Transcription:
-    text: str
-    segments: list[Segment]
-    duration_s: float
-    timings_ms: dict[str, float]
-    dropped: list[DroppedSpeech] = field(default_factory=list)
-    full_window_retries: int = 0
 
 
 def _check_audio(audio: np.ndarray) -> np.ndarray:
@@ -80,12 +47,6 @@ def _check_audio(audio: np.ndarray) -> np.ndarray:
     if not np.isfinite(audio).all():
         raise PluginError("audio holds NaN or infinite samples", code="bad_audio")
     return audio.astype(np.float32, copy=False)
-
-
-def _dropped(heard: str, seek: int, segment_frames: int) -> DroppedSpeech:
-    start_s = seek * HOP_LENGTH / SAMPLE_RATE_HZ
-    end_s = (seek + segment_frames) * HOP_LENGTH / SAMPLE_RATE_HZ
-    return DroppedSpeech(round(start_s, 3), round(end_s, 3), "decoding_loop", heard)
 
 
 def _is_digital_silence(window: Any) -> bool:
@@ -217,7 +178,7 @@ class Transcriber:
             transcription.full_window_retries += outcome.full_window_retry
             if not outcome.kept:
                 if outcome.loop:
-                    transcription.dropped.append(_dropped(outcome.heard, seek, segment_frames))
+                    transcription.dropped.append(dropped_window(outcome.heard, seek, segment_frames))
                     history = []  # a loop must not prompt the next window into the same loop
                 seek += segment_frames
                 continue

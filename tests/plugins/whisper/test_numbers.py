@@ -159,8 +159,9 @@ def test_a_spoken_time_becomes_four_digits_only_when_every_digit_was_said(hour, 
 @given(st.lists(st.tuples(st.integers(0, 999), st.booleans(),
                           st.sampled_from(["", " milligrams", " percent", " over eighty", " grams of TXA"])),
                 min_size=1, max_size=3),
-       st.sampled_from(["pulse is", "give", "and", "at", "BP"]))
+       st.sampled_from(["pulse is", "give", "then", "at", "BP"]))
 def test_every_digit_written_comes_from_a_number_heard(numbers, lead):
+    """No lead "and": it joins two numbers into one ("five hundred and one" is 501, as a listener hears it)."""
     heard = " ".join(f"{lead} {spoken(n, a)}{tail}" for n, a, tail in numbers)
     text, rewrites = inverse_normalize(heard)
     said = [str(n) for n, _, _ in numbers] + ["80" for _, _, tail in numbers if "eighty" in tail]

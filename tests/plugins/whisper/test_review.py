@@ -81,7 +81,8 @@ def test_a_sound_alike_term_the_audio_does_not_support_stays_as_heard_and_is_lis
         assert said in segment["text"] and term not in segment["text"] and not segment["corrections"]
         [entry] = [c for c in segment["considered"] if c["proposed"] == term]
         assert entry["heard"] == said and entry["kind"] == "vocabulary" and entry["reason"]
-        assert entry["audio_logprob_proposed"] < entry["audio_logprob_heard"] - ReviewSettings().vocabulary_margin_logprob
+        margin = ReviewSettings().vocabulary_margin_logprob
+        assert entry["audio_logprob_proposed"] < entry["audio_logprob_heard"] - margin
 
 
 def test_a_misheard_term_is_written_when_the_audio_supports_it_with_both_scores(harness):
