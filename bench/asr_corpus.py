@@ -36,6 +36,7 @@ SAFETY_DIR = ROOT / "tests" / "data" / "safety-speech"
 PIPER_LENGTH_SCALES = (0.8, 1.0, 1.25)  # the kit's voice fast, as shipped, slow (Piper's length_scale)
 VOICES = ("en-us", "en-us+m3", "en-us+f2", "en+klatt")
 SPEEDS_WPM = (140, 150, 160, 175)
+LONG_REAL_CLIPS = ("s001", "s036", "s045", "s010", "s033", "s047", "s008", "s035")
 NOISE_KINDS = ("silence", "white", "pink", "brown", "breathing")
 ESPEAK_SAMPLES = (  # tests/data/espeak-samples: robotic voices the tests keep (written by --espeak-samples)
     ("tourniquet.wav", "tourniquet applied at zero nine fifteen", "en-us", 150, 16000, 1),
@@ -58,6 +59,7 @@ DEMO_REAL = (("tests/data/real-speech/s014.wav", "Go forward ten meters."),)  # 
 class Clip:
     path: Path
     reference: str
+    phrases: tuple[tuple[str, float, float], ...] = ()  # long recordings: (sentence, start_s, end_s) in the file
 
 
 def read_sentences(split: str) -> list[str]:
@@ -192,19 +194,35 @@ def safety_clips() -> list[Clip]:
 def build_long(out_dir: Path, min_seconds: float = 45.0, seed: int = 11, split: str = "heldout") -> Clip:
     """A split's sentences one after another with 0.6-1.5 s pauses, as a medic talks through a casualty."""
     rng = np.random.default_rng(seed)
-    pieces, texts, total = [], [], 0
+    pieces, phrases, at = [], [], 0
     for i, text in enumerate(read_sentences(split)):
         speech = speak(text, VOICES[i % len(VOICES)], 155)
         pause = np.zeros(int(rng.uniform(0.6, 1.5) * RATE_HZ), np.float32)
         pieces += [speech, pause]
-        texts.append(text)
-        total += len(speech) + len(pause)
-        if total >= min_seconds * RATE_HZ:
+        phrases.append((text, at / RATE_HZ, (at + len(speech)) / RATE_HZ))
+        at += len(speech) + len(pause)
+        if at >= min_seconds * RATE_HZ:
             break
     path = out_dir / ("long45.wav" if split == "heldout" else f"long45-{split}.wav")
     if not path.exists():
         _write(path, add_noise_floor(np.concatenate(pieces), 35.0, rng))
-    return Clip(path, " ".join(texts))
+    return Clip(path, " ".join(text for text, _, _ in phrases), tuple(phrases))
+
+
+def build_long_real(out_dir: Path) -> Clip:
+    """Eight real clips (sonnet quatrains, a novel, phone prompts) with natural pauses, 72 s: the long form on
+    real voices (tests/plugins/whisper/test_review.py holds the same recording)."""
+    refs = {clip.path.stem: clip.reference for clip in real_speech()}
+    pieces, phrases, at = [], [], 0
+    for i, name in enumerate(LONG_REAL_CLIPS):
+        audio, rate_hz = soundfile.read(REAL_SPEECH_DIR / f"{name}.wav", dtype="float32")
+        pause = np.zeros(int((0.7, 1.2, 0.4, 0.9)[i % 4] * rate_hz), np.float32)
+        phrases.append((refs[name], at / rate_hz, (at + len(audio)) / rate_hz))
+        pieces += [audio, pause]
+        at += len(audio) + len(pause)
+    path = out_dir / "long72-real.wav"
+    _write(path, np.concatenate(pieces), rate_hz)
+    return Clip(path, " ".join(text for text, _, _ in phrases), tuple(phrases))
 
 
 def build_noise(out_dir: Path, seconds: float = 5.0, seed: int = 3) -> list[Clip]:

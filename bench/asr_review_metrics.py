@@ -6,6 +6,9 @@
 - number_errors: numbers written wrong: digit strings of the record that the reference does not hold, plus
   those of the reference the record lacks (a split "0 9 15" for 0915 counts both ways).
 - rewrite_counts: corrections proposed, accepted and rejected by the audio check, per kind.
+- medic_counts: what a medic reads in one reply: invented clinical terms, numbers wrong, rewrites, words marked
+  uncertain and whether they were wrong.
+- lost_phrases: the phrases of a long recording that the record lost without reporting them.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from tcccd.plugins.whisper.textnorm import normalize
+from tcccd.plugins.whisper.textnorm import invented_terms, normalize
 
 _DIGITS = re.compile(r"\d+")
 
@@ -77,3 +80,35 @@ def rewrite_counts(segments: list[dict]) -> Counter:
         for entry in segment.get("considered", []):
             counts[f"{entry['kind']} rejected"] += 1
     return counts
+
+
+def medic_counts(reference: str, reply: dict, terms: list[str]) -> Counter:
+    """Counts over one reply ({text, segments}): `invented` clinical terms, `numbers_wrong`, rewrites by kind,
+    `words`, `wrong` words, `uncertain` words and how many of those were `wrong_uncertain` (segments without
+    words[] count only the first two)."""
+    counts = Counter(invented=len(invented_terms(reference, reply["text"], terms)),
+                     numbers_wrong=number_errors(reference, reply["text"]))
+    segments = reply.get("segments", [])
+    counts.update(rewrite_counts(segments))
+    words = [(k, w["start_char"], w["end_char"], w["text"]) for k, s in enumerate(segments)
+             for w in s.get("words", [])]
+    if words:
+        wrong = wrong_words(reference, [text for *_, text in words])
+        doubts = {(k, u["start_char"], u["end_char"]) for k, s in enumerate(segments) for u in s.get("uncertain", [])}
+        marked = [(k, a, b) in doubts for k, a, b, _ in words]
+        counts.update(words=len(words), wrong=sum(wrong), uncertain=sum(marked),
+                      wrong_uncertain=sum(w and m for w, m in zip(wrong, marked, strict=True)))
+    return counts
+
+
+def lost_phrases(phrases: tuple[tuple[str, float, float], ...], reply: dict, min_recall: float = 0.7) -> list[str]:
+    """Phrases whose words the segments overlapping them hold less than `min_recall` of, with no dropped speech
+    reported over them: speech lost silently."""
+    lost = []
+    for text, start_s, end_s in phrases:
+        said = " ".join(s["text"] for s in reply.get("segments", []) if s["end_s"] > start_s and s["start_s"] < end_s)
+        wanted, got = normalize(text).split(), set(normalize(said).split())
+        reported = any(d["end_s"] > start_s and d["start_s"] < end_s for d in reply.get("dropped", []))
+        if wanted and sum(w in got for w in wanted) / len(wanted) < min_recall and not reported:
+            lost.append(text)
+    return lost
