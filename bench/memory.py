@@ -83,7 +83,7 @@ def recordings() -> list[Path]:
                 break
         long.parent.mkdir(parents=True, exist_ok=True)
         soundfile.write(long, np.concatenate(pieces), 16000)
-    return sorted((ROOT / "samples").glob("*.wav")) + real[:6] + [long]
+    return sorted((ROOT / "tests" / "data" / "espeak-samples").glob("*.wav")) + real[:6] + [long]
 
 
 class Sampler(threading.Thread):

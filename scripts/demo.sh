@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# make demo: start tcccd on its embedded default, transcribe the bundled samples, speak a confirmation,
-# show status, stop. Everything runs offline on this machine's CPU.
+# make demo: start tcccd on its embedded default, transcribe the bundled samples (the kit's own Piper voice at
+# several rates, and a real recording), show what was heard, what the record says, what was rewritten or
+# rejected by the audio check and which words are uncertain; speak a confirmation, show status, stop.
+# Everything runs offline on this machine's CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tcccd=.venv/bin/tcccd
@@ -22,11 +24,10 @@ for _ in $(seq 1 600); do
     sleep 1
 done
 
-echo; echo "== transcribing the bundled samples (reference | tcccd)"
+echo; echo "== transcribing the bundled samples: said, heard, record, rewrites (with the audio's scores), unsure words"
 while IFS=$'\t' read -r file reference; do
     [ -z "$file" ] && continue
-    heard=$($tcccd transcribe --deadline 60 "samples/$file")
-    printf '%-16s %s\n%-16s %s\n\n' "$file" "ref:   $reference" "" "heard: $heard"
+    $tcccd transcribe --json --deadline 60 "$file" | .venv/bin/python scripts/demo_report.py "$reference"
 done < samples/references.txt
 
 echo "== silence must give nothing"

@@ -66,7 +66,7 @@ def onnx_engine(source: Any, model: str | Path | None, tokenizer: Any, cache_dir
     from tcccd.plugins.whisper.onnx_decoder import DecoderFiles, OnnxEngine, OnnxSteps, export_in_child
 
     encoder_file = onnx_path(cache_dir, source.state, heads_apart=True)
-    decoder_files = DecoderFiles.for_state(cache_dir, source.state)
+    decoder_files = DecoderFiles.for_state(cache_dir, source.state, source.alignment_heads)
     if not (encoder_file.is_file() and decoder_files.cached()):
         export_in_child(model, cache_dir)
     if not (encoder_file.is_file() and decoder_files.cached()):
@@ -140,6 +140,7 @@ class BackendLoader:
             quantize = self.decoder_int8 and self.device == "cpu"
             self.whisper = build_model(self.source.dims, self.source.state, self.device, with_encoder=with_encoder,
                                        fp16_embedding=quantize)
+            self.whisper.decoder.alignment_heads = self.source.alignment_heads
             self.source.state.clear()  # the module holds its own copy: do not keep both through the rest of the load
             if quantize:
                 quantize_decoder(self.whisper.decoder)

@@ -39,6 +39,34 @@ class ModelSource:
     suppress_ids: tuple[int, ...] | None = None  # config.json defaults; None = openai's symbol set
     ct2_dir: Path | None = None  # set when the source can also run on ctranslate2
     extra: dict[str, object] = field(default_factory=dict)
+    # (layer, head) pairs of the decoder's cross-attention that follow the speech: word timestamps come from them
+    alignment_heads: tuple[tuple[int, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.alignment_heads:
+            self.alignment_heads = default_alignment_heads(self.dims)
+
+
+def default_alignment_heads(dims: dict[str, int]) -> tuple[tuple[int, int], ...]:
+    """openai's default where a checkpoint names none: every head of the decoder's second half of layers."""
+    layers, heads = dims["n_text_layer"], dims["n_text_head"]
+    return tuple((layer, head) for layer in range(layers // 2, layers) for head in range(heads))
+
+
+def _config_alignment_heads(config_json: Path) -> tuple[tuple[int, int], ...]:
+    if not config_json.is_file():
+        return ()
+    pairs = json.loads(config_json.read_text()).get("alignment_heads") or []
+    return tuple((int(layer), int(head)) for layer, head in pairs)
+
+
+def _checkpoint_alignment_heads(state: dict[str, object]) -> tuple[tuple[int, int], ...]:
+    """openai's .pt files keep them as a boolean [layers, heads] buffer (dense or sparse)."""
+    mask = state.get("alignment_heads")
+    if mask is None:
+        return ()
+    dense = mask.to_dense() if getattr(mask, "is_sparse", False) else mask
+    return tuple((int(layer), int(head)) for layer, head in np.argwhere(np.asarray(dense)))
 
 
 def embedded_model_dir() -> Path:
@@ -74,7 +102,8 @@ def read_model_source(path: Path | str | None) -> ModelSource:
     try:
         if path.is_dir():
             dims, state = load_ct2_dir(path)
-            return ModelSource(dims, state, path / "tokenizer.json", _suppress_ids(path / "config.json"), path)
+            return ModelSource(dims, state, path / "tokenizer.json", _suppress_ids(path / "config.json"), path,
+                               alignment_heads=_config_alignment_heads(path / "config.json"))
         if path.suffix == ".pt":
             return _read_pt(path)
     except (WeightsFormatError, OSError) as error:
@@ -92,8 +121,10 @@ def _read_pt(path: Path) -> ModelSource:
     if not isinstance(checkpoint, dict) or "dims" not in checkpoint or "model_state_dict" not in checkpoint:
         raise ModelSourceError(f"{path} is not an openai-whisper checkpoint (needs keys 'dims', 'model_state_dict')")
     dims = {k: int(v) for k, v in checkpoint["dims"].items()}
-    return ModelSource(dims, checkpoint["model_state_dict"], _tokenizer_for_pt(path, dims["n_vocab"]),
-                       _suppress_ids(path.with_name("config.json")))
+    state = checkpoint["model_state_dict"]
+    heads = _checkpoint_alignment_heads(state) or _config_alignment_heads(path.with_name("config.json"))
+    return ModelSource(dims, state, _tokenizer_for_pt(path, dims["n_vocab"]),
+                       _suppress_ids(path.with_name("config.json")), alignment_heads=heads)
 
 
 def convert_model(src: Path, dst: Path) -> Path:

@@ -1,9 +1,11 @@
-"""The torch decoder exported once to three ONNX graphs, so that a worker decodes without importing torch.
+"""The torch decoder exported once to four ONNX graphs, so that a worker decodes without importing torch.
 
 `cross`: encoder features -> every layer's cross-attention keys/values (once per window).
 `step`:  new tokens + self-attention cache + cross keys/values -> hidden states and the grown cache,
          with cross-attention shared by all hypotheses (model.attend_shared) and the token embedding in float16
          (build_model's fp16_embedding), as the torch decoder computes them.
+`align`: tokens [1, T] + cross keys/values -> hidden states and the alignment heads' raw cross-attention scores
+         (forced_graph.py): the teacher-forced pass behind word timestamps and word probabilities.
 `proj`:  the int8 output projection as fbgemm runs it (quantize.py): activations quantized to 7 bits per call
          by onnx_decoder.quantize_rows, MatMulInteger with the per-channel int8 weights, rescaled per column.
 
@@ -22,6 +24,7 @@ import torch
 from torch import Tensor, nn
 
 from tcccd.plugins.whisper.encoders import ONNX_OPSET
+from tcccd.plugins.whisper.forced_graph import ForcedPass
 from tcccd.plugins.whisper.model import TextDecoder
 from tcccd.plugins.whisper.onnx_decoder import DecoderFiles
 
@@ -66,7 +69,7 @@ def _names(prefix: str, layers: int) -> list[str]:
 
 
 def export_decoder(decoder: TextDecoder, files: DecoderFiles) -> None:
-    """Write the three graphs beside and rename each into place, the projection's last (it marks completion)."""
+    """Write the graphs beside and rename each into place, the projection's last (it marks completion)."""
     layers, heads = len(decoder.blocks), decoder.blocks[0].attn.n_head
     state = decoder.positional_embedding.shape[1]
     files.step.parent.mkdir(parents=True, exist_ok=True)
@@ -84,6 +87,10 @@ def export_decoder(decoder: TextDecoder, files: DecoderFiles) -> None:
                    **{f"new_{n}": {0: "hyps", 2: "total"} for n in cache_names}, "hidden": {0: "hyps", 1: "new"}}
         _export(_Step(decoder), (tokens, *cross, *cache), files.step, ["tokens", *cross_names, *cache_names],
                 ["hidden", *[f"new_{n}" for n in cache_names]], dynamic)
+        _export(ForcedPass(decoder, list(decoder.alignment_heads)), (tokens[:1], *cross), files.align,
+                ["tokens", *cross_names], ["hidden", "scores"],
+                {"tokens": {1: "length"}, **{n: {2: "positions"} for n in cross_names}, "hidden": {1: "length"},
+                 "scores": {1: "length", 2: "positions"}})
     _write_projection(decoder, files.proj)
 
 
@@ -140,9 +147,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("cache_dir", type=Path)
     args = parser.parse_args(argv)
     source = read_model_source(None if args.model == "-" else args.model)
-    files = DecoderFiles.for_state(args.cache_dir, source.state)
+    files = DecoderFiles.for_state(args.cache_dir, source.state, source.alignment_heads)
     encoder_file = onnx_path(args.cache_dir, source.state, heads_apart=True)
     whisper = build_model(source.dims, source.state, with_encoder=not encoder_file.is_file(), fp16_embedding=True)
+    whisper.decoder.alignment_heads = source.alignment_heads
     if whisper.encoder is not None:
         export_onnx(whisper.encoder, encoder_file, heads_apart=True)
     export_decoder(quantize_decoder(whisper.decoder), files)

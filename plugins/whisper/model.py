@@ -148,6 +148,9 @@ class TextDecoder(nn.Module):
                                     for _ in range(dims.n_text_layer))
         self.ln = nn.LayerNorm(dims.n_text_state)
         self.projection: nn.Module | None = None  # set by quantize_decoder; None = the tied fp32 embedding
+        # (layer, head) pairs whose cross-attention follows the speech (word timestamps); the loader sets the
+        # checkpoint's own (convert.ModelSource.alignment_heads)
+        self.alignment_heads: tuple[tuple[int, int], ...] = ()
 
     def cross_kv(self, audio_features: Tensor) -> list[KV]:
         """Cross-attention keys/values: computed once per audio, reused for every token."""

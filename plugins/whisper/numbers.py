@@ -12,6 +12,14 @@ Decisions: "09:15" becomes "0915" (a 24-hour time, as DD-1380 writes times);
 "9:15" and tiny.en's "0.515" (its rendering of "zero nine fifteen") are left as
 heard, since either would need a digit or a reading the audio did not give.
 "oh" is not read as zero. Number words are parsed by textnorm's scoring parser.
+
+Some rewrites also decide how heard pieces group into one number: "100 and 10"
+-> 110, "0-9-15" or "0, 9, 15" after "at" -> 0915. Each rewrite carries its
+`reading`: the heard span with every number written in digits the way Whisper
+writes them ("110", "120 over 80", "1 gram of"), so the stage can ask the
+decoder whether the audio supports that grouping at least as well as what it
+wrote (audio_check.py); the medic's spelling ("1 g", "120/80") is applied on
+top of an accepted reading and changes no digit.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ class Rewrite:
     start_char: int
     end_char: int
     rule: str  # "time", "ratio", "percent", "dose" or "vital"
+    reading: str = ""  # the heard span with its numbers in Whisper's digits (what the audio check scores)
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,7 @@ class _Token:
 @dataclass(frozen=True)
 class _Number:
     digits: str
+    start: int  # index of its first token
     end: int  # index of the first token after it
     spoken: bool  # written in words, not digits
 
@@ -81,9 +91,14 @@ def inverse_normalize(text: str) -> tuple[str, list[Rewrite]]:
 
 def _rewrite_at(text: str, tokens: list[_Token], i: int) -> tuple[Rewrite, int] | None:
     """The rewrite of the number that starts at token i, and the index after it; None if it stays as heard."""
+    if _inside_number(text, tokens, i):
+        return None  # the tail of a number left as heard ("four hundred eighty over eighty" is not "80/80")
     clock = _CLOCK.fullmatch(tokens[i].text)
     if clock and not _CONTEXT_WORDS.intersection({_word(tokens, i + 1)}):
-        return _make(text, tokens, i, i + 1, clock.group(1) + clock.group(2), "time")
+        return _make(text, tokens, i, i + 1, clock.group(1) + clock.group(2), "time", [])
+    split_time = _split_time_at(text, tokens, i)
+    if split_time is not None:
+        return _make(text, tokens, i, split_time.end, split_time.digits, "time", [split_time])
     number = _number_at(text, tokens, i)
     if number is None:
         return None
@@ -91,32 +106,71 @@ def _rewrite_at(text: str, tokens: list[_Token], i: int) -> tuple[Rewrite, int] 
     if _word(tokens, after) == "over":
         below = _number_at(text, tokens, after + 1)
         if below is not None and _joined(text, tokens, after, after + 1) and _is_pressure(number, below):
-            return _make(text, tokens, i, below.end, f"{number.digits}/{below.digits}", "ratio")
+            return _make(text, tokens, i, below.end, f"{number.digits}/{below.digits}", "ratio", [number, below])
     if _word(tokens, after) == "percent" and _joined(text, tokens, after - 1, after):
-        return _make(text, tokens, i, after + 1, f"{number.digits}%", "percent")
-    unit = UNITS.get(_word(tokens, after) or "")
-    if unit and _joined(text, tokens, after - 1, after):
-        end = after + 1
-        if _word(tokens, end) == "of" and end + 1 < len(tokens) and _joined(text, tokens, after, end + 1):
-            end += 1  # "one gram of TXA" -> "1 g TXA"
-        written = f"{number.digits} {unit}" + (" " if end > after + 1 else "")
-        span_end = tokens[end].start if end > after + 1 else tokens[after].end
-        return _rewrite(text, tokens[i].start, span_end, written, "dose"), end
+        return _make(text, tokens, i, after + 1, f"{number.digits}%", "percent", [number])
+    if _word(tokens, after) == "to" and _joined(text, tokens, after - 1, after + 1):
+        upper = _number_at(text, tokens, after + 1)
+        if upper is not None and UNITS.get(_word(tokens, upper.end) or "") and _joined(text, tokens, upper.end - 1,
+                                                                                        upper.end):
+            return _dose(text, tokens, number, upper)
+    if UNITS.get(_word(tokens, after) or "") and _joined(text, tokens, after - 1, after):
+        return _dose(text, tokens, number, None)
     if number.spoken and _is_time(tokens, i, number):
-        return _make(text, tokens, i, after, number.digits, "time")
-    if number.spoken and _follows_vital_cue(tokens, i):
-        return _make(text, tokens, i, after, number.digits, "vital")
+        return _make(text, tokens, i, after, number.digits, "time", [number])
+    if (number.spoken or number.end - number.start > 1) and _follows_vital_cue(tokens, i):
+        return _make(text, tokens, i, after, number.digits, "vital", [number])
     return None
 
 
+def _dose(text: str, tokens: list[_Token], number: _Number, upper: _Number | None) -> tuple[Rewrite, int]:
+    """'one gram of TXA' -> '1 g TXA'; 'two to three milligrams' -> '2 to 3 mg' (a range)."""
+    last = upper or number
+    after = last.end
+    unit = UNITS[tokens[after].word]
+    end = after + 1
+    if _word(tokens, end) == "of" and end + 1 < len(tokens) and _joined(text, tokens, after, end + 1):
+        end += 1  # "one gram of TXA" -> "1 g TXA"
+    amount = number.digits if upper is None else f"{number.digits} to {upper.digits}"
+    written = f"{amount} {unit}" + (" " if end > after + 1 else "")
+    span_end = tokens[end].start if end > after + 1 else tokens[after].end
+    numbers = [number] if upper is None else [number, upper]
+    start = tokens[number.start].start
+    return Rewrite(text[start:span_end], written, start, span_end, "dose",
+                   _reading(text, tokens, start, span_end, numbers)), end
+
+
+def _split_time_at(text: str, tokens: list[_Token], i: int) -> _Number | None:
+    """'at 0-9-15', 'at 0 9 15', 'at 0, 9, 15': digit groups the model wrote apart that read as one 24-hour time
+    (four digits, every one of them heard); after 'at', or led by a zero."""
+    end = i
+    while end < len(tokens) and tokens[end].text.isdigit() and len(tokens[end].text) <= 3 \
+            and (end == i or not text[tokens[end - 1].end:tokens[end].start].strip(" -,")):
+        end += 1
+    digits = "".join(t.text for t in tokens[i:end])
+    after_at = i > 0 and tokens[i - 1].word == "at"
+    if i > 0 and tokens[i - 1].text.isdigit() and not text[tokens[i - 1].end:tokens[i].start].strip(" -,"):
+        return None  # the middle of a longer run of digit groups ("0-0-5-15"): not a time of its own
+    if end - i < 2 or len(digits) != 4 or int(digits[:2]) > 23 or int(digits[2:]) > 59:
+        return None
+    if not (after_at or tokens[i].text.startswith("0")) or _word(tokens, end) in _CONTEXT_WORDS:
+        return None
+    return _Number(digits, i, end, spoken=False)
+
+
 def _number_at(text: str, tokens: list[_Token], i: int) -> _Number | None:
-    """A number starting at token i: one digit token, or a run of number words, with an optional 'point' part."""
+    """A number starting at token i: digits ("100 and 10" joined), or a run of number words ("one hundred and
+    ten"), with an optional 'point' part."""
     if i >= len(tokens):
         return None
     if _PLAIN_NUMBER.fullmatch(tokens[i].text):
-        return _Number(tokens[i].text, i + 1, spoken=False)
+        if _and_follows(text, tokens, i, int(float(tokens[i].text)) if tokens[i].text.isdigit() else 1):
+            low = tokens[i + 2].text
+            return _Number(str(int(tokens[i].text) + int(low)), i, i + 3, spoken=False)
+        return _Number(tokens[i].text, i, i + 1, spoken=False)
     end = i
-    while end < len(tokens) and tokens[end].word in NUMBER_WORDS and (end == i or _joined(text, tokens, end - 1, end)):
+    while end < len(tokens) and (tokens[end].word in NUMBER_WORDS or _scale_and(tokens, end)) \
+            and (end == i or _joined(text, tokens, end - 1, end)):
         end += 1
     if end == i or tokens[i].word in ("hundred", "thousand"):
         return None
@@ -127,8 +181,30 @@ def _number_at(text: str, tokens: list[_Token], i: int) -> _Number | None:
         while fraction_end < len(tokens) and tokens[fraction_end].word in NUMBER_WORDS \
                 and _joined(text, tokens, fraction_end - 1, fraction_end):
             fraction_end += 1
-        return _Number(f"{digits}.{digits_of([t.word for t in tokens[end + 1:fraction_end]])}", fraction_end, True)
-    return _Number(digits, end, spoken=True)
+        fraction = digits_of([t.word for t in tokens[end + 1:fraction_end]])
+        return _Number(f"{digits}.{fraction}", i, fraction_end, True)
+    return _Number(digits, i, end, spoken=True)
+
+
+def _inside_number(text: str, tokens: list[_Token], i: int) -> bool:
+    if i == 0 or not _joined(text, tokens, i - 1, i):
+        return False
+    before = tokens[i - 1]
+    digits = before.text.isdigit() and tokens[i].text.isdigit()
+    return before.word in NUMBER_WORDS or _scale_and(tokens, i - 1) or digits
+
+
+def _and_follows(text: str, tokens: list[_Token], i: int, value: int) -> bool:
+    """'100 and 10': a whole hundred, 'and', and a number under a hundred, nothing between them."""
+    return value >= 100 and value % 100 == 0 and _word(tokens, i + 1) == "and" and i + 2 < len(tokens) \
+        and tokens[i + 2].text.isdigit() and int(tokens[i + 2].text) < 100 and _joined(text, tokens, i, i + 2)
+
+
+def _scale_and(tokens: list[_Token], k: int) -> bool:
+    """The 'and' of 'one hundred and ten': after a scale word, before a number word that is not one."""
+    return tokens[k].word == "and" and k > 0 and tokens[k - 1].word in ("hundred", "thousand") \
+        and k + 1 < len(tokens) and tokens[k + 1].word in NUMBER_WORDS \
+        and tokens[k + 1].word not in ("hundred", "thousand")
 
 
 def _is_pressure(systolic: _Number, diastolic: _Number) -> bool:
@@ -168,10 +244,18 @@ def _word(tokens: list[_Token], i: int) -> str | None:
     return tokens[i].word if i < len(tokens) else None
 
 
-def _make(text: str, tokens: list[_Token], i: int, end: int, written: str, rule: str) -> tuple[Rewrite, int] | None:
-    rewrite = _rewrite(text, tokens[i].start, tokens[end - 1].end, written, rule)
+def _make(text: str, tokens: list[_Token], i: int, end: int, written: str, rule: str,
+          numbers: list[_Number]) -> tuple[Rewrite, int] | None:
+    start, stop = tokens[i].start, tokens[end - 1].end
+    rewrite = Rewrite(text[start:stop], written, start, stop, rule, _reading(text, tokens, start, stop, numbers))
     return (rewrite, end) if rewrite.heard != written else None
 
 
-def _rewrite(text: str, start: int, end: int, written: str, rule: str) -> Rewrite:
-    return Rewrite(text[start:end], written, start, end, rule)
+def _reading(text: str, tokens: list[_Token], start: int, stop: int, numbers: list[_Number]) -> str:
+    """text[start:stop] with each number's words or digit pieces replaced by its digits, the rest as heard."""
+    out, at = [], start
+    for number in numbers:
+        first, last = tokens[number.start].start, tokens[number.end - 1].end
+        out += [text[at:first], number.digits]
+        at = last
+    return "".join(out) + text[at:stop]

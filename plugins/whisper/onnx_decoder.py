@@ -15,8 +15,10 @@ are rescaled by activation scale x channel scale.
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,7 @@ from tcccd.plugins.whisper.encoders import ONNX_OPSET, BackendUnavailable, weigh
 from tcccd.plugins.whisper.tokenizer import Tokenizer
 
 DECODER_EXPORT_SETTINGS = f"decoder-step-cross-int8proj-fbgemm7bit-opset{ONNX_OPSET}-v1"
+ALIGN_GRAPH_VERSION = "forced-pass-alignment-scores-v1"  # part of the align graph's file name (with the heads)
 EXPORT_TIMEOUT_S = 300  # ~20 s here; under the default start_timeout_s (600) of the stage waiting for it
 ACTIVATION_QMAX = 127  # fbgemm's reduce_range: 7-bit activations, so u8 x s8 pairs never saturate int16
 SMALL_SCALE = 6.1e-5  # torch's SMALL_SCALE_THRESHOLD
@@ -38,14 +41,18 @@ class DecoderFiles:
     step: Path
     cross: Path
     proj: Path
+    align: Path  # the teacher-forced pass with the alignment heads' scores (forced_graph.py)
 
     @classmethod
-    def for_state(cls, cache_dir: Path, state: dict[str, Any]) -> DecoderFiles:
+    def for_state(cls, cache_dir: Path, state: dict[str, Any],
+                  alignment_heads: Sequence[Sequence[int]]) -> DecoderFiles:
         base = Path(cache_dir) / f"whisper-decoder-{weights_digest(state, 'decoder.', DECODER_EXPORT_SETTINGS)}"
-        return cls(base.with_suffix(".step.onnx"), base.with_suffix(".cross.onnx"), base.with_suffix(".proj.onnx"))
+        heads = hashlib.sha256(f"{ALIGN_GRAPH_VERSION}:{[tuple(h) for h in alignment_heads]}".encode()).hexdigest()
+        return cls(base.with_suffix(".step.onnx"), base.with_suffix(".cross.onnx"), base.with_suffix(".proj.onnx"),
+                   base.with_suffix(f".align-{heads[:12]}.onnx"))
 
     def cached(self) -> bool:
-        return self.step.is_file() and self.cross.is_file() and self.proj.is_file()
+        return all(p.is_file() for p in (self.step, self.cross, self.proj, self.align))
 
 
 def export_in_child(model: str | Path | None, cache_dir: Path) -> None:
@@ -106,8 +113,8 @@ class OnnxSteps:
     """decoding.StepDecoder over the exported graphs; a cache is the list of every layer's k, v arrays."""
 
     def __init__(self, files: DecoderFiles, n_text_ctx: int, threads: int = 1) -> None:
-        self.step, self.cross_session, self.proj = (_session(p, threads) for p in (files.step, files.cross,
-                                                                                    files.proj))
+        self.step, self.cross_session, self.proj, self.align = (
+            _session(p, threads) for p in (files.step, files.cross, files.proj, files.align))
         self.n_text_ctx = n_text_ctx
         self.cross_names = [i.name for i in self.cross_session.get_outputs()]
         self.cache_names = [i.name for i in self.step.get_inputs() if i.name.startswith("cache_")]
@@ -132,6 +139,20 @@ class OnnxSteps:
 
     def select(self, cache: list[np.ndarray], rows: np.ndarray) -> list[np.ndarray]:
         return [c[rows] for c in cache]
+
+    def hidden_states(self, audio: list[np.ndarray], tokens: np.ndarray) -> np.ndarray:
+        """Teacher forcing: hidden states [n, T, state] of n token rows (right-padded) in one pass, no cache."""
+        return self._run(audio, [np.repeat(self.empty, len(tokens), axis=0)] * len(self.cache_names), tokens)[0]
+
+    def token_logits(self, hidden: np.ndarray) -> np.ndarray:
+        """Logits [rows, vocab] of hidden states [rows, state], by the same int8 projection as decoding."""
+        return self._logits(hidden)
+
+    def aligned(self, audio: list[np.ndarray], tokens: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """One row teacher-forced: (hidden [T, state], raw scores of the alignment heads [heads, T, positions])."""
+        feeds = {"tokens": np.array([tokens], np.int64), **dict(zip(self.cross_names, audio, strict=True))}
+        hidden, scores = self.align.run(["hidden", "scores"], feeds)
+        return hidden[0], scores
 
     def _run(self, audio: list[np.ndarray], cache: list[np.ndarray], tokens: np.ndarray) -> tuple[np.ndarray, list]:
         feeds = {"tokens": tokens, **dict(zip(self.cross_names, audio, strict=True)),

@@ -11,51 +11,17 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
-from pydantic import Field
 
 from tcccd.kit.audio import load_mono
 from tcccd.kit.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
-from tcccd.plugins.whisper.heard import Heard, SegmentWriter
+from tcccd.plugins.whisper.coverage import CoverageSettings
+from tcccd.plugins.whisper.heard import Heard
+from tcccd.plugins.whisper.params import RELOAD_KEYS, VOCABULARY_KEYS, WhisperParams
 from tcccd.plugins.whisper.vad import RATE_HZ, SpeechDetector, VadSettings, pack_spans
 from tcccd.wire.protocol import Message
-
-RELOAD_KEYS = ("model", "backend", "fallback_backends", "device", "threads", "decoder_int8")
-VOCABULARY_KEYS = ("vocabulary", "vocabulary_correction", "vocabulary_min_similarity", "vocabulary_biasing",
-                   "write_numbers")
-
-
-class WhisperParams(PluginParams):
-    model: str | None = Field(None, description="CTranslate2/openai model directory; null = embedded tiny.en")
-    backend: Literal["onnxruntime", "torch", "ctranslate2", "tensorrt"] = "onnxruntime"
-    fallback_backends: tuple[Literal["onnxruntime", "torch", "ctranslate2", "tensorrt"], ...] = Field(
-        ("onnxruntime", "torch"), description="tried in order when `backend` cannot load here (no GPU, no TensorRT, "
-        "a failed engine build); shown in status and logged. () = fail instead")
-    device: str = "cpu"
-    threads: int | None = Field(None, ge=1, description="compute threads; null = the cores this process may use")
-    decoder_int8: bool = Field(True, description="CPU: int8 output projection, ~8x faster per token")
-    decode_workers: int | None = Field(None, ge=1, description="a file's VAD chunks decoded at once; null = threads "
-                                       "(2 cores, 45 s file: 2 -> ~332 MiB VmHWM; bench/asr_worker_memory.py)")
-    beam_size: int = Field(5, ge=1, le=16, description="1 = greedy")
-    temperatures: tuple[float, ...] = Field((0.0, 0.2, 0.4, 0.6, 0.8, 1.0), min_length=1)
-    no_speech_threshold: float = Field(0.6, ge=0, le=1)
-    logprob_threshold: float = Field(-1.0, le=0)
-    vad_threshold: float = Field(0.5, gt=0, lt=1, description="silero-vad speech probability")
-    min_silence_ms: int = Field(500, ge=64, description="pause that ends an utterance")
-    speech_pad_ms: int = Field(200, ge=0, le=1000)
-    max_utterance_s: float = Field(30.0, gt=1, le=30, description="an utterance is cut here (Whisper's window)")
-    max_gap_s: float = Field(1.0, ge=0, description="pauses up to this join phrases into one decoder pass")
-    max_audio_s: float = Field(600.0, gt=0, description="longest file accepted by 'transcribe'")
-    partial_interval_ms: int = Field(500, ge=100)
-    vocabulary: str | None = Field(None, description="term list; null = the packaged profiles/medical_vocab.txt")
-    vocabulary_correction: bool = True
-    vocabulary_min_similarity: float = Field(0.75, gt=0.5, le=1.0, description="sound similarity to rewrite a run")
-    vocabulary_biasing: bool = Field(True, description="nudge beam search toward lexicon terms the audio supports "
-                                     "(biasing.py; not on the ctranslate2 backend)")
-    write_numbers: bool = Field(True, description="numbers, doses, vitals and times as a medic writes them "
-                                "(0915, 120/80, 92%, 1 g TXA); each segment keeps what was heard")
 
 
 class WhisperPlugin(Plugin):
@@ -70,10 +36,12 @@ class WhisperPlugin(Plugin):
         self._transcriber: Any = None
         self._detector: SpeechDetector | None = None
         self._corrector: Any = None
-        self._writer = SegmentWriter(None, params.write_numbers)
+        self._reviewer: Any = None
         self._bias: Any = None
         self._streams: dict[str, Any] = {}
         self._dropped_loops = 0
+        self._not_transcribed = 0
+        self._coverage = CoverageSettings()
 
     def setup(self) -> None:
         self._detector = SpeechDetector.load(self._vad_settings())
@@ -86,6 +54,7 @@ class WhisperPlugin(Plugin):
         self._transcriber.transcribe(tone, self._options())
         if self._corrector is not None:
             self._corrector.correct("warm up")
+
 
     def process(self, message: Message) -> Iterator[Message]:
         if message.type == "transcribe":
@@ -103,12 +72,13 @@ class WhisperPlugin(Plugin):
         spans = self._detector.speech_spans(audio)
         chunks = pack_spans(spans, self.params.max_utterance_s, self.params.max_gap_s)
         timings["vad_ms"] = elapsed_ms(t1)
-        results = self._transcriber.transcribe_many([audio[c.start:c.end] for c in chunks], self._options(),
+        results = self._transcriber.transcribe_many([audio[c.start:c.end] for c in chunks], self._options(review=True),
                                                     workers=self.params.decode_workers or self.params.threads
                                                     or cpu_threads())
         heard = Heard()
         for chunk, result in zip(chunks, results, strict=True):
             self._take(result, chunk.start_s, timings, heard)
+        self._cover(audio, [(s.start_s, s.end_s) for s in spans], heard, 0.0, timings)
         timings["total_ms"] = elapsed_ms(t0)
         data = {"text": heard.text, "segments": heard.segments, "duration_s": round(len(audio) / RATE_HZ, 3),
                 "timings_ms": _rounded(timings), "backend": self._transcriber.backend, **heard.dropped_field()}
@@ -117,7 +87,8 @@ class WhisperPlugin(Plugin):
     def _recognise(self, audio: np.ndarray, offset_s: float, timings: dict[str, float], partial: bool = False) -> Heard:
         """Segments Whisper is confident hold speech, vocabulary-corrected, on the recording's clock."""
         heard = Heard()
-        self._take(self._transcriber.transcribe(audio, self._options()), offset_s, timings, heard, partial)
+        options = self._options(review=not partial)
+        self._take(self._transcriber.transcribe(audio, options), offset_s, timings, heard, partial)
         return heard
 
     def _take(self, result: Any, offset_s: float, timings: dict[str, float], heard: Heard,
@@ -128,14 +99,15 @@ class WhisperPlugin(Plugin):
             timings[key] = timings.get(key, 0.0) + ms
         t0 = time.perf_counter()
         for seg in result.segments:
-            written = self._writer.write(seg.text)
+            written = seg.review if seg.review is not None else self._decided_without_audio(seg.text)
             if written is None:
                 continue
-            heard.add(written, offset_s + seg.start_s, offset_s + seg.end_s, seg.avg_logprob, seg.no_speech_prob)
-            if (written.corrections or written.numbers) and not partial:
+            heard.add(written, seg.start_s, seg.end_s, seg.avg_logprob, seg.no_speech_prob, offset_s)
+            if (written.corrections or written.numbers or written.considered) and not partial:
                 self.log.info("transcript rewritten", heard=written.heard, text=written.text,
-                              corrections=written.corrections, numbers=written.numbers)
-        timings["vocabulary_ms"] = timings.get("vocabulary_ms", 0.0) + elapsed_ms(t0)
+                              corrections=written.corrections, numbers=written.numbers,
+                              considered=written.considered)
+        timings["write_ms"] = timings.get("write_ms", 0.0) + elapsed_ms(t0)
         if partial:
             return
         for drop in result.dropped:
@@ -144,6 +116,34 @@ class WhisperPlugin(Plugin):
             self.log.warning("speech dropped: the decoder could only transcribe it as a loop", start_s=start_s,
                              end_s=end_s, heard=drop.heard)
             heard.dropped.append({"start_s": start_s, "end_s": end_s, "reason": drop.reason})
+
+    def _cover(self, audio: np.ndarray, speech: list[tuple[float, float]], heard: Heard, offset_s: float,
+               timings: dict[str, float]) -> None:
+        """Speech VAD found that no kept word covers is decoded again alone; what still gives no words is
+        reported in `dropped` (reason not_transcribed), counted and logged (coverage.py)."""
+        from tcccd.plugins.whisper.coverage import covered_by, recover, uncovered
+
+        settings = self._coverage
+        gaps = uncovered(speech, covered_by(heard.segments, heard.dropped, settings.word_margin_s),
+                         settings.min_uncovered_s)
+        if not gaps:
+            return
+        t0 = time.perf_counter()
+
+        def redo(start_s: float, end_s: float) -> list[dict[str, Any]]:
+            first = max(0, int((start_s - offset_s - settings.redo_margin_s) * RATE_HZ))
+            last = min(len(audio), int((end_s - offset_s + settings.redo_margin_s) * RATE_HZ))
+            again = Heard()
+            self._take(self._transcriber.transcribe(audio[first:last], self._options(review=True)),
+                       offset_s + first / RATE_HZ, timings, again)
+            heard.dropped.extend(again.dropped)
+            return again.segments
+
+        for start_s, end_s in recover(gaps, redo, heard.segments, heard.dropped):
+            self._not_transcribed += 1
+            self.log.warning("speech not transcribed: VAD heard speech that no decode turned into words",
+                             start_s=start_s, end_s=end_s)
+        timings["coverage_ms"] = elapsed_ms(t0)
 
     def _stream(self, message: Message) -> Iterator[Message]:
         from tcccd.plugins.whisper.streaming import StreamSession
@@ -173,6 +173,9 @@ class WhisperPlugin(Plugin):
     def _utterance_reply(self, message: Message, session: Any, utterance: Any) -> Message:
         timings: dict[str, float] = {}
         heard = self._recognise(utterance.audio, utterance.start_s, timings)
+        speech = [(utterance.start_s + s.start_s, utterance.start_s + s.end_s)
+                  for s in self._detector.speech_spans(utterance.audio)]
+        self._cover(utterance.audio, speech, heard, utterance.start_s, timings)
         entry = {"partial": False, "text": heard.text, "utterance": utterance.index,
                  "start_s": round(utterance.start_s, 3), "end_s": round(utterance.end_s, 3), **heard.dropped_field()}
         session.utterances.append(entry)
@@ -208,7 +211,8 @@ class WhisperPlugin(Plugin):
                 "device": self.params.device, "beam_size": self.params.beam_size,
                 "vocabulary_terms": len(self._corrector.terms) if self._corrector else 0,
                 "vocabulary_biasing": self._bias is not None,
-                "open_streams": len(self._streams), "dropped_loops": self._dropped_loops}
+                "open_streams": len(self._streams), "dropped_loops": self._dropped_loops,
+                "not_transcribed": self._not_transcribed}
 
     def teardown(self) -> None:
         self._streams.clear()
@@ -229,44 +233,30 @@ class WhisperPlugin(Plugin):
         return loaded
 
     def _load_vocabulary(self) -> None:
-        """The term list feeds both the corrector and the decoder bias; one bad file fails both with one error."""
-        from tcccd.plugins.whisper.vocabulary import (
-            Phonemizer,
-            VocabularyCorrector,
-            default_vocabulary_path,
-            read_vocabulary,
-        )
+        """The term list feeds the corrector, the decoder bias and the reviewer; one bad file fails all three."""
+        from tcccd.plugins.whisper.review_setup import build_review
 
-        needed = self.params.vocabulary_correction or self.params.vocabulary_biasing
         try:
-            terms = read_vocabulary(Path(self.params.vocabulary or default_vocabulary_path())) if needed else []
-            self._corrector = (VocabularyCorrector(terms, Phonemizer(), self.params.vocabulary_min_similarity,
-                                                   common_word=self._one_token_word)
-                               if self.params.vocabulary_correction else None)
-            self._bias = self._load_bias(terms) if self.params.vocabulary_biasing else None
+            self._corrector, self._bias, self._reviewer = build_review(self.params, self._transcriber, self.log)
         except ValueError as exc:
             raise PluginError(str(exc), code="bad_config") from None
-        self._writer = SegmentWriter(self._corrector, self.params.write_numbers)
 
-    def _one_token_word(self, word: str) -> bool:
-        """A word Whisper's vocabulary holds whole: common enough that the speaker may have said it as heard."""
-        return len(self._transcriber.tokenizer.encode(" " + word)) == 1
+    def _decided_without_audio(self, heard: str) -> Any:
+        """A segment no decoder pass can check (partial results, the ctranslate2 backend): only rewrites that
+        change no word reach its text."""
+        from tcccd.plugins.whisper.review import without_words
 
-    def _load_bias(self, terms: list[str]) -> Any:
-        if self._transcriber.backend == "ctranslate2":
-            self.log.warning("vocabulary biasing is off: the ctranslate2 backend runs its own decoder")
-            return None
-        from tcccd.plugins.whisper.biasing import LexiconBias
+        return without_words(self._reviewer.decide(heard, None))
 
-        return LexiconBias.from_terms(terms, self._transcriber.tokenizer)
-
-    def _options(self) -> Any:
+    def _options(self, review: bool = False) -> Any:
+        """Decoding settings; `review`: check rewrites and time words on each window's audio (final results)."""
         from tcccd.plugins.whisper.transcriber import DecodeOptions
 
         return DecodeOptions(beam_size=self.params.beam_size, temperatures=tuple(self.params.temperatures),
                              no_speech_threshold=self.params.no_speech_threshold, check=self.context.check_cancelled,
                              logprob_threshold=self.params.logprob_threshold,
-                             logits_processors=(self._bias,) if self._bias is not None else ())
+                             logits_processors=(self._bias,) if self._bias is not None else (),
+                             review=self._reviewer if review else None)
 
     def _vad_settings(self) -> VadSettings:
         return VadSettings(threshold=self.params.vad_threshold, min_silence_ms=self.params.min_silence_ms,

@@ -50,8 +50,10 @@ def _numbers_to_digits(words: list[str]) -> list[str]:
     """Runs of number words become one digit string; adjacent groups concatenate as a medic reads a time."""
     out: list[str] = []
     run: list[str] = []
-    for word in [*words, ""]:
-        if word in NUMBER_WORDS or (word.isdigit() and run and run[-1].isdigit()):
+    for k, word in enumerate([*words, ""]):
+        scale_and = word == "and" and run and run[-1] in _SCALES and k + 1 < len(words) \
+            and words[k + 1] in NUMBER_WORDS and words[k + 1] not in _SCALES  # "one hundred and ten"
+        if word in NUMBER_WORDS or scale_and or (word.isdigit() and run and run[-1].isdigit()):
             run.append(word)
             continue
         if run:
@@ -66,6 +68,8 @@ def digits_of(run: list[str]) -> str:
     groups: list[int] = []
     current: int | None = None
     for word in run:
+        if word == "and":  # only ever inside "hundred and ten" (the callers' rule): it adds nothing
+            continue
         if word.isdigit():
             groups += [current] if current is not None else []
             groups.append(int(word))
@@ -84,10 +88,11 @@ def digits_of(run: list[str]) -> str:
 
 
 def _combines(current: int, value: int, word: str) -> bool:
-    """'twenty five' is one number, 'one twenty' two; 'one hundred twenty' is one."""
-    if current >= 100 and current % 100 == 0:
+    """'twenty five' is one number, 'one twenty' two; 'one hundred twenty' and 'one hundred twenty one' are one."""
+    below_hundred = current % 100
+    if current >= 100 and below_hundred == 0:
         return value < 100
-    return current >= 20 and current % 10 == 0 and current < 100 and word in _SMALL and 0 < value < 10
+    return below_hundred >= 20 and below_hundred % 10 == 0 and word in _SMALL and 0 < value < 10
 
 
 def _join_letters(words: list[str]) -> list[str]:
@@ -130,6 +135,35 @@ class WerScore:
 def word_errors(reference: str, hypothesis: str) -> WerScore:
     ref, hyp = normalize(reference).split(), normalize(hypothesis).split()
     return WerScore(edit_distance(ref, hyp), len(ref))
+
+
+def invented_terms(reference: str, hypothesis: str, terms: Iterable[str]) -> list[str]:
+    """Lexicon terms the hypothesis holds more often than the reference (plurals folded): clinical words nobody
+    said. Both sides are normalised as for WER ('FAST1' and 'fast one' alike), so a term heard as said is never
+    counted, however it was spelled."""
+    ref, hyp = _folded(normalize(reference)), _folded(normalize(hypothesis))
+    invented = []
+    for term in dict.fromkeys(terms):
+        words = _folded(normalize(term))
+        if words:
+            invented += [term] * max(0, _count(hyp, words) - _count(ref, words))
+    return invented
+
+
+def _folded(text: str) -> list[str]:
+    """Words with a plural 's' dropped ('arms' and 'arm', 'litters' and 'litter' count alike)."""
+    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in text.split()]
+
+
+def _count(words: list[str], term: list[str]) -> int:
+    """Non-overlapping occurrences of the word sequence `term` in `words`."""
+    count, i = 0, 0
+    while i + len(term) <= len(words):
+        if words[i:i + len(term)] == term:
+            count, i = count + 1, i + len(term)
+        else:
+            i += 1
+    return count
 
 
 def corpus_wer(pairs: Iterable[tuple[str, str]]) -> float:

@@ -47,6 +47,11 @@ class Tokenizer:
         """Text of the ids, without special or timestamp tokens."""
         return self._tok.decode([i for i in ids if i < self.eot])
 
+    def continues_word(self, token: int) -> bool:
+        """A text token that carries on the word before it: no leading space, a letter or digit first."""
+        piece = self.decode([token]) if token < self.eot else ""
+        return bool(piece) and piece[0].isalnum()
+
     def non_speech_tokens(self) -> tuple[int, ...]:
         """The special tokens openai always adds to the suppressed set (the model's own list has the symbols)."""
         return (self.transcribe, self.translate, self.sot, self.sot_prev, self.sot_lm, self.no_speech)

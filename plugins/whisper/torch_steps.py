@@ -33,6 +33,27 @@ class TorchSteps:
             hidden, cache = self.decoder(new, audio, cache)
             return self._numpy(self.decoder.logits(hidden[:, -1])), cache
 
+    def hidden_states(self, audio: list[KV], tokens: np.ndarray) -> np.ndarray:
+        """Teacher forcing: hidden states [n, T, state] of n token rows (right-padded) in one pass, no cache."""
+        with torch.inference_mode():
+            hidden, _ = self.decoder(torch.from_numpy(tokens).to(self.device), audio, None)
+            return hidden.float().cpu().numpy()
+
+    def token_logits(self, hidden: np.ndarray) -> np.ndarray:
+        with torch.inference_mode():
+            weight = self.decoder.positional_embedding
+            return self._numpy(self.decoder.logits(torch.from_numpy(hidden).to(weight.device, weight.dtype)))
+
+    def aligned(self, audio: list[KV], tokens: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(hidden [T, state], raw scores of the decoder's alignment heads [heads, T, positions])."""
+        from tcccd.plugins.whisper.forced_graph import ForcedPass
+
+        with torch.inference_mode():
+            cross = [t for kv in audio for t in kv]
+            hidden, scores = ForcedPass(self.decoder, list(self.decoder.alignment_heads))(
+                torch.tensor([tokens], dtype=torch.long, device=self.device), *cross)
+            return hidden[0].float().cpu().numpy(), scores.float().cpu().numpy()
+
     def expand(self, cache: list[KV], n: int) -> list[KV]:
         return [(k.expand(n, -1, -1, -1), v.expand(n, -1, -1, -1)) for k, v in cache]
 

@@ -9,7 +9,6 @@ that hold audio plus a margin, the big saving for 3-6 s commands.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +22,11 @@ from tcccd.plugins.whisper.decoding import (
     LogitsProcessor,
     WindowResult,
 )
+from tcccd.plugins.whisper.forced import WindowAudio, WindowEvidence, can_force
 from tcccd.plugins.whisper.mel import HOP_LENGTH, N_FRAMES, SAMPLE_RATE_HZ, log_mel_spectrogram
+from tcccd.plugins.whisper.results import DroppedSpeech, Segment, Transcription, dropped_window
 from tcccd.plugins.whisper.tokenizer import Tokenizer
-from tcccd.plugins.whisper.window_policy import FRAMES_PER_POSITION, WindowDecoder
+from tcccd.plugins.whisper.window_policy import EARLY_END_S, FRAMES_PER_POSITION, WindowDecoder
 
 __all__ = ["DecodeOptions", "DroppedSpeech", "LogitsProcessor", "Segment", "Transcriber", "Transcription"]
 
@@ -33,38 +34,6 @@ __all__ = ["DecodeOptions", "DroppedSpeech", "LogitsProcessor", "Segment", "Tran
 # utterance took 1.97 s greedy / 9.6 s beam 5, with 1 thread 0.27 s / 0.62 s (same run). The decoder runs on
 # one thread (torch's, or the ONNX decoder sessions' own); the encoder backends get `threads`.
 DECODER_THREADS = 1
-
-
-@dataclass
-class Segment:
-    start_s: float
-    end_s: float
-    text: str
-    tokens: list[int]
-    avg_logprob: float
-    no_speech_prob: float
-    compression_ratio: float
-    temperature: float
-
-
-@dataclass(frozen=True)
-class DroppedSpeech:
-    """A window whose speech could only be decoded as a loop: never emitted, reported instead."""
-
-    start_s: float
-    end_s: float
-    reason: str
-    heard: str  # what the looping decoder wrote, for the audit log only
-
-
-@dataclass
-class Transcription:
-    text: str
-    segments: list[Segment]
-    duration_s: float
-    timings_ms: dict[str, float]
-    dropped: list[DroppedSpeech] = field(default_factory=list)
-    full_window_retries: int = 0
 
 
 def _check_audio(audio: np.ndarray) -> np.ndarray:
@@ -78,12 +47,6 @@ def _check_audio(audio: np.ndarray) -> np.ndarray:
     if not np.isfinite(audio).all():
         raise PluginError("audio holds NaN or infinite samples", code="bad_audio")
     return audio.astype(np.float32, copy=False)
-
-
-def _dropped(heard: str, seek: int, segment_frames: int) -> DroppedSpeech:
-    start_s = seek * HOP_LENGTH / SAMPLE_RATE_HZ
-    end_s = (seek + segment_frames) * HOP_LENGTH / SAMPLE_RATE_HZ
-    return DroppedSpeech(round(start_s, 3), round(end_s, 3), "decoding_loop", heard)
 
 
 def _is_digital_silence(window: Any) -> bool:
@@ -215,12 +178,17 @@ class Transcriber:
             transcription.full_window_retries += outcome.full_window_retry
             if not outcome.kept:
                 if outcome.loop:
-                    transcription.dropped.append(_dropped(outcome.heard, seek, segment_frames))
+                    transcription.dropped.append(dropped_window(outcome.heard, seek, segment_frames))
                     history = []  # a loop must not prompt the next window into the same loop
                 seek += segment_frames
                 continue
             result = outcome.result
             new_segments, advance = self._split_segments(result, seek, segment_frames)
+            if options.review is not None and can_force(self.engine):
+                started = time.perf_counter()
+                options.review(self._evidence(outcome, prompt + history, options, new_segments, seek,
+                                               segment_frames))
+                timings["review_ms"] = timings.get("review_ms", 0.0) + (time.perf_counter() - started) * 1000
             segments.extend(new_segments)
             seek += advance
             if options.condition_on_previous_text and result.temperature <= 0.5:
@@ -251,6 +219,16 @@ class Transcriber:
             futures = {i: pool.submit(self.transcribe, audios[i], options) for i in longest_first}
             return [futures[i].result() for i in range(len(audios))]
 
+    def _evidence(self, outcome: Any, prompt: list[int], options: DecodeOptions, segments: list[Segment],
+                  seek: int, segment_frames: int) -> WindowEvidence:
+        from tcccd.plugins.whisper.decoding import initial_tokens
+
+        audio = WindowAudio(self.engine.steps, outcome.audio, self.tokenizer.eot, self.tokenizer.continues_word)
+        start = initial_tokens(self.tokenizer, options, prompt, self.n_text_ctx)
+        firsts = [sum(len(s.tokens) for s in segments[:k]) for k in range(len(segments))]
+        return WindowEvidence(audio, start, outcome.result.tokens, segments, firsts,
+                              -(-segment_frames // FRAMES_PER_POSITION), seek * HOP_LENGTH / SAMPLE_RATE_HZ)
+
     def _suppressed(self, options: DecodeOptions) -> tuple[int, ...]:
         chosen = self.suppress if options.suppress_tokens is None else options.suppress_tokens
         return tuple(sorted(set(chosen) | set(self.tokenizer.non_speech_tokens())))
@@ -267,7 +245,8 @@ class Transcriber:
             duration_s = segment_frames * HOP_LENGTH / SAMPLE_RATE_HZ
             if stamps and stamps[-1] != begin:
                 duration_s = (stamps[-1] - begin) * SECONDS_PER_TIMESTAMP
-            return [self._segment(tokens, offset_s, offset_s + duration_s, result)], segment_frames
+            segment = self._segment(tokens, offset_s, offset_s + duration_s, result)
+            return [segment], self._consumed(stamps, segment_frames)
         if single_ending:
             cuts.append(len(tokens))
         segments, last = [], 0
@@ -278,8 +257,19 @@ class Transcriber:
             segments.append(self._segment(piece, start_s, end_s, result))
             last = cut
         if single_ending:
-            return segments, segment_frames
+            return segments, self._consumed([t for t in tokens if t >= begin], segment_frames)
         return segments, (tokens[last - 1] - begin) * FRAMES_PER_POSITION
+
+    def _consumed(self, stamps: list[int], segment_frames: int) -> int:
+        """Frames of the window the decode accounts for: all of them, unless its text ended (end of text after a
+        timestamp) more than EARLY_END_S before the window's audio does. openai's rule seeks past the whole window
+        then, and the speech after that point was lost: a real 72 s recording lost a 14 s sentence this way, with
+        nothing reported. The seek stops at the last timestamp instead, so the rest is decoded (or found silent)."""
+        if not stamps:
+            return segment_frames
+        last = (stamps[-1] - self.tokenizer.timestamp_begin) * FRAMES_PER_POSITION
+        early = (segment_frames - last) * HOP_LENGTH / SAMPLE_RATE_HZ > EARLY_END_S
+        return last if last > 0 and early else segment_frames
 
     def _segment(self, tokens: list[int], start_s: float, end_s: float, result: WindowResult) -> Segment:
         return Segment(start_s=round(start_s, 3), end_s=round(end_s, 3),

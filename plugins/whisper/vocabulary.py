@@ -125,7 +125,7 @@ class VocabularyCorrector:
         scores = self._similarities(words)
         candidates = [
             Correction(start, end, term, sim) for (start, end, term), sim in scores.items()
-            if sim >= self._needed(term) and _plain(" ".join(words[start:end])) != _plain(term)
+            if sim >= self._needed(term) and _plain(" ".join(words[start:end])) not in _said_as(term)
             and sim > scores.get((start + 1, end, term), -1.0) and sim > scores.get((start, end - 1, term), -1.0)
             and not self._heard_as_said(words[start:end], term)
         ]
@@ -180,3 +180,9 @@ class VocabularyCorrector:
 
 def _plain(text: str) -> str:
     return re.sub(r"[^a-z ]", "", text.lower()).strip()
+
+
+def _said_as(term: str) -> set[str]:
+    """The term as heard, or in the plural: 'respirations' is the term said, never rewritten into 'respiration'."""
+    plain = _plain(term)
+    return {plain, plain + "s", plain + "es"}

@@ -45,6 +45,7 @@ class WindowOutcome:
     loop: bool
     full_window_retry: bool
     heard: str = ""  # for a loop: what the looping attempt wrote (the audit log's, never the record's)
+    audio: Any = None  # what the engine prepared for the kept attempt (cross keys/values): rewrites are checked on it
 
 
 def is_rejected(result: WindowResult, options: DecodeOptions) -> bool:
@@ -99,11 +100,11 @@ class WindowDecoder:
 
     def decode(self, mel: Any, seek: int, segment_frames: int, options: DecodeOptions, prompt: list[int],
                suppress: tuple[int, ...], timings: dict[str, float]) -> WindowOutcome:
-        result, looping = self._with_fallback(mel, seek, segment_frames, options, prompt, suppress, timings)
+        result, looping, audio = self._with_fallback(mel, seek, segment_frames, options, prompt, suppress, timings)
         retried = options.audio_context != "full" and self._suspect(result, segment_frames, options)
         if retried:
             full = replace(options, audio_context="full")
-            result, looping = self._with_fallback(mel, seek, segment_frames, full, prompt, suppress, timings)
+            result, looping, audio = self._with_fallback(mel, seek, segment_frames, full, prompt, suppress, timings)
         silent = is_silence(result, options)
         # Speech the decoder wrote only as a loop, its loop-free attempts holding no word (".") or only babble, is
         # speech lost: reported as dropped, not passed off as an empty window.
@@ -111,15 +112,16 @@ class WindowDecoder:
         loop = not silent and (result.repetitive or lost)
         kept = not (loop or is_rejected(result, options))
         heard = (looping or result).text.strip()[:200] if loop else ""
-        return WindowOutcome(result, kept=kept, loop=loop, full_window_retry=retried, heard=heard)
+        return WindowOutcome(result, kept=kept, loop=loop, full_window_retry=retried, heard=heard,
+                             audio=audio if kept else None)
 
     def _suspect(self, result: WindowResult, segment_frames: int, options: DecodeOptions) -> bool:
         return (result.repetitive or is_rejected(result, options)
                 or ends_early(result, segment_frames, self.timestamp_begin))
 
     def _with_fallback(self, mel: Any, seek: int, segment_frames: int, options: DecodeOptions, prompt: list[int],
-                       suppress: tuple[int, ...], timings: dict[str, float]) -> tuple[WindowResult, Attempt]:
-        """The attempt to keep, and the first attempt that looped, if one did."""
+                       suppress: tuple[int, ...], timings: dict[str, float]) -> tuple[WindowResult, Attempt, Any]:
+        """The attempt to keep, the first attempt that looped (if one did), and the prepared audio."""
         started = time.perf_counter()
         window = mel[:, seek: seek + context_frames(segment_frames, options.audio_context)]
         prepared = self.engine.prepare(window[None])  # the mel holds 30 s of padding past the audio
@@ -136,4 +138,4 @@ class WindowDecoder:
             # openai keeps the last (hottest) attempt; a loop-free, most confident one invents less.
             result = max(attempts, key=lambda r: (not r.repetitive, r.avg_logprob))
         timings["decode_ms"] += (time.perf_counter() - started) * 1000
-        return result, next((a for a in attempts if a.repetitive), None)
+        return result, next((a for a in attempts if a.repetitive), None), prepared

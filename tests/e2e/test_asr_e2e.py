@@ -11,7 +11,7 @@ import soundfile
 from tcccd.wire.protocol import AudioFormat
 from tests.support.daemon import REPO
 
-SAMPLE = REPO / "samples" / "medevac.wav"
+SAMPLE = REPO / "tests" / "data" / "espeak-samples" / "medevac.wav"
 
 
 def test_transcribe_file_and_live_stream_through_the_daemon(start_daemon, tmp_path):

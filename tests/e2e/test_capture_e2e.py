@@ -13,7 +13,7 @@ import pytest
 from tcccd.plugins.capture.virtual_mic import pulse_available, running_pulse
 from tests.support.daemon import REPO
 
-SAMPLE = REPO / "samples" / "medevac.wav"
+SAMPLE = REPO / "tests" / "data" / "espeak-samples" / "medevac.wav"
 ASR = {"name": "asr", "plugin": "whisper", "max_queue": 512, "params": {"backend": "torch", "beam_size": 1}}
 MIC = {"name": "mic", "plugin": "capture", "params": {"latency_ms": 200, "retry_initial_s": 0.2, "retry_max_s": 1.0}}
 ROUTES = {"transcribe": ["asr"], "stream": ["asr"], "capture.mute": ["mic"], "capture.unmute": ["mic"]}

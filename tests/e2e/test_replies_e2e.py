@@ -13,7 +13,7 @@ from tcccd.wire.status import CaptureHealth, StatusReport
 from tests.support.daemon import REPO
 from tests.support.rawclient import RawClient, header
 
-SAMPLE = REPO / "samples" / "medevac.wav"
+SAMPLE = REPO / "tests" / "data" / "espeak-samples" / "medevac.wav"
 PIPELINE = [{"name": "asr", "plugin": "whisper", "max_queue": 512, "params": {"backend": "torch", "beam_size": 1}},
             {"name": "piper", "plugin": "piper"},
             {"name": "mic", "plugin": "capture", "params": {"device": "no-such-device", "retry_initial_s": 5.0}}]

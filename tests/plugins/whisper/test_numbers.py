@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -92,3 +93,79 @@ def test_it_never_adds_content_and_is_idempotent(heard):
         rebuilt = rebuilt[:rewrite.start_char] + rewrite.written + rebuilt[rewrite.end_char:]
     assert rebuilt == text
     assert inverse_normalize(text) == (text, [])
+
+
+@pytest.mark.parametrize(("heard", "written", "reading"), [
+    ("Pulse is one hundred and ten", "Pulse is 110", "110"),
+    ("pulse is two hundred fifty", "pulse is 250", "250"),
+    ("Pulse is 100 and 10.", "Pulse is 110.", "110"),  # the decoder split the number: its grouping is checked
+    ("blood pressure one hundred and ten over seventy", "blood pressure 110/70", "110 over 70"),
+    ("tourniquet at 0-9-15", "tourniquet at 0915", "0915"),
+    ("tourniquet at 0, 9, 15", "tourniquet at 0915", "0915"),
+    ("gave TXA at 0-920", "gave TXA at 0920", "0920"),
+    ("give two to three milligrams of morphine", "give 2 to 3 mg morphine", "2 to 3 milligrams of "),
+    ("naloxone zero point four milligrams", "naloxone 0.4 mg", "0.4 milligrams"),
+])
+def test_numbers_are_written_as_heard_and_each_carries_the_reading_the_audio_checks(heard, written, reading):
+    text, rewrites = inverse_normalize(heard)
+    assert text == written
+    assert [r.reading for r in rewrites] == [reading]
+
+
+@pytest.mark.parametrize("heard", [
+    "Tourniquet up line at 0.0515",  # 0915 would need a 9 nobody said
+    "turn the kit apply that 0-0-5-15",  # five digits: no time of its own inside them
+    "the score was 100 and 150",  # 150 is not under a hundred: two numbers
+    "pulse 100, and 10 more",
+])
+def test_no_number_is_made_from_digits_the_audio_did_not_give(heard):
+    assert inverse_normalize(heard) == (heard, [])
+
+
+ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+        "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+TENS = ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+
+
+def spoken(n: int, with_and: bool) -> str:
+    """n (0-999) as a medic says it: 'one hundred and ten', 'two hundred fifty', 'forty two'."""
+    if n < 20:
+        return ONES[n]
+    if n < 100:
+        return TENS[n // 10] + ("" if n % 10 == 0 else " " + ONES[n % 10])
+    rest = n % 100
+    head = f"{ONES[n // 100]} hundred"
+    return head if rest == 0 else f"{head} {'and ' if with_and else ''}{spoken(rest, with_and)}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 999), st.booleans(), st.sampled_from(["pulse is", "heart rate", "respiratory rate"]))
+def test_a_spoken_vital_sign_becomes_exactly_its_value(value, with_and, cue):
+    text, _ = inverse_normalize(f"{cue} {spoken(value, with_and)}")
+    assert text == f"{cue} {value}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 23), st.integers(10, 59), st.sampled_from(["tourniquet applied at", "TXA given at"]))
+def test_a_spoken_time_becomes_four_digits_only_when_every_digit_was_said(hour, minute, lead):
+    hour_words = f"zero {ONES[hour]}" if hour < 10 else spoken(hour, False)
+    text, _ = inverse_normalize(f"{lead} {hour_words} {spoken(minute, False)}")
+    assert text == f"{lead} {hour:02d}{minute:02d}"
+    split, _ = inverse_normalize(f"{lead} {hour:02d}-{minute}")  # the decoder's "09-15"
+    assert split == f"{lead} {hour:02d}{minute}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 999), st.booleans(),
+                          st.sampled_from(["", " milligrams", " percent", " over eighty", " grams of TXA"])),
+                min_size=1, max_size=3),
+       st.sampled_from(["pulse is", "give", "then", "at", "BP"]))
+def test_every_digit_written_comes_from_a_number_heard(numbers, lead):
+    """No lead "and": it joins two numbers into one ("five hundred and one" is 501, as a listener hears it)."""
+    heard = " ".join(f"{lead} {spoken(n, a)}{tail}" for n, a, tail in numbers)
+    text, rewrites = inverse_normalize(heard)
+    said = [str(n) for n, _, _ in numbers] + ["80" for _, _, tail in numbers if "eighty" in tail]
+    for rewrite in rewrites:
+        digits = re.findall(r"\d+(?:\.\d+)?", rewrite.written)
+        assert "".join(digits) == "".join(re.findall(r"\d", normalize(rewrite.heard))), rewrite
+    assert not Counter(re.findall(r"\d+", text)) - Counter(said + re.findall(r"\d+", heard)), (heard, text)

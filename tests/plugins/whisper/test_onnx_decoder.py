@@ -21,6 +21,8 @@ from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
 
 from .conftest import ROOT
 
+ESPEAK = ROOT / "tests" / "data" / "espeak-samples"
+
 
 @pytest.fixture(scope="module")
 def torch_decoder():
@@ -92,7 +94,7 @@ def test_steps_follow_the_torch_decoder(onnx_transcriber, torch_decoder):
 @pytest.mark.parametrize("beam_size", [1, 5])
 def test_bundled_samples_give_the_tokens_the_torch_decoder_gave(onnx_transcriber, torch_twin, beam_size):
     options = DecodeOptions(beam_size=beam_size)
-    for path in sorted((ROOT / "samples").glob("*.wav")):
+    for path in sorted(ESPEAK.glob("*.wav")):
         audio = _mono_16k(path)
         ours = onnx_transcriber.transcribe(audio, options)
         theirs = torch_twin.transcribe(audio, options)
@@ -113,7 +115,7 @@ def test_a_worker_with_the_cache_never_imports_torch(onnx_transcriber, onnx_cach
             "from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber\n"
             "from tcccd.plugins.whisper.vad import SpeechDetector\n"
             f"t = Transcriber.load(None, backend='onnxruntime', cache_dir={str(onnx_cache)!r}, threads=1)\n"
-            f"audio, _ = soundfile.read({str(ROOT / 'samples' / 'txa.wav')!r}, dtype='float32')\n"
+            f"audio, _ = soundfile.read({str(ESPEAK / 'txa.wav')!r}, dtype='float32')\n"
             "SpeechDetector.load().speech_spans(audio)\n"
             "print(t.transcribe(audio, DecodeOptions(beam_size=5, temperatures=(0.0, 1.0))).text)\n"
             "assert 'torch' not in sys.modules, 'torch was imported'\n")
@@ -137,13 +139,17 @@ def test_a_failed_export_falls_back_to_the_torch_decoder(tmp_path, monkeypatch, 
     assert loaded.transcribe(sentence_audio, DecodeOptions(beam_size=1)).text
 
 
-def test_files_are_keyed_by_the_decoder_weights(tmp_path):
-    state = read_model_source(None).state
-    files = DecoderFiles.for_state(tmp_path, state)
+def test_files_are_keyed_by_the_decoder_weights_and_the_alignment_heads(tmp_path):
+    source = read_model_source(None)
+    state, heads = source.state, source.alignment_heads
+    assert heads == ((1, 0), (2, 0), (2, 5), (3, 0), (3, 1), (3, 2), (3, 3), (3, 4))  # tiny.en's config.json
+    files = DecoderFiles.for_state(tmp_path, state, heads)
     changed = dict(state, **{"decoder.ln.bias": state["decoder.ln.bias"] + np.float16(1)})
     encoder_only = dict(state, **{"encoder.ln_post.bias": state["encoder.ln_post.bias"] + np.float16(1)})
-    assert DecoderFiles.for_state(tmp_path, changed).step != files.step
-    assert DecoderFiles.for_state(tmp_path, encoder_only) == files
+    assert DecoderFiles.for_state(tmp_path, changed, heads).step != files.step
+    assert DecoderFiles.for_state(tmp_path, encoder_only, heads) == files
+    other_heads = DecoderFiles.for_state(tmp_path, state, heads[:4])
+    assert other_heads.align != files.align and other_heads.step == files.step
     assert not files.cached()
 
 

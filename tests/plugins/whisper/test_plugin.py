@@ -18,6 +18,7 @@ from tcccd.wire.protocol import AudioFormat, Message
 from .conftest import rebuild_text, word_recall
 
 ROOT = Path(__file__).resolve().parents[3]
+ESPEAK_SAMPLES = ROOT / "tests" / "data" / "espeak-samples"  # espeak-ng voices (bench/asr_corpus.py --samples)
 pytestmark = pytest.mark.slow
 
 
@@ -38,11 +39,11 @@ def with_params(harness, **changes):
 
 
 def test_bundled_samples_transcribe_close_to_their_references(harness):
-    lines = (ROOT / "samples" / "references.txt").read_text().splitlines()
+    lines = (ESPEAK_SAMPLES / "references.txt").read_text().splitlines()
     pairs = []
     for line in lines:
         name, reference = line.split("\t")
-        reply = transcribe(harness, (ROOT / "samples" / name).read_bytes())
+        reply = transcribe(harness, (ESPEAK_SAMPLES / name).read_bytes())
         assert reply.type == "transcript" and reply.final
         assert reply.data["duration_s"] > 0.5 and reply.data["backend"] == "onnxruntime"
         pairs.append((reference, reply.data["text"]))
@@ -196,7 +197,7 @@ def test_speech_heard_only_as_a_loop_is_reported_not_transcribed(harness, tmp_pa
 def test_each_segment_keeps_what_the_model_heard_beside_the_written_text(harness, sample):
     """The audit trail: 'heard' is the model's own text; every difference from it is a listed correction or
     number rewrite."""
-    reply = transcribe(harness, (ROOT / "samples" / sample).read_bytes())
+    reply = transcribe(harness, (ESPEAK_SAMPLES / sample).read_bytes())
     segments = reply.data["segments"]
     assert segments
     for segment in segments:
@@ -236,6 +237,6 @@ def test_a_cancelled_request_stops_decoding_and_says_why(harness, corpus):
     [reply] = list(harness.stage.handle(message, scope))
     assert reply.type == "error" and reply.final
     assert reply.data["code"] == "cancelled" and "the client went away" in reply.data["message"]
-    [again] = harness.request(Message("transcribe", payload=(ROOT / "samples" / "txa.wav").read_bytes(), final=True,
+    [again] = harness.request(Message("transcribe", payload=(ESPEAK_SAMPLES / "txa.wav").read_bytes(), final=True,
                                       audio=AudioFormat("wav")))
     assert again.type == "transcript" and again.data["text"]

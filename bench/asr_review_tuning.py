@@ -1,0 +1,159 @@
+"""Choose the audio check's margins and the uncertainty threshold on the tune set only (review.ReviewSettings).
+
+The whisper stage runs in-process on tests/data/asr/tune.txt, spoken by
+espeak-ng (4 voices, bench/asr_corpus.build_split) and by the kit's Piper voice
+at three rates (build_piper_split), plus tune.txt's sentences read one after
+another (build_long). Every margin is set so that the audio check rejects
+everything: each proposal then lands in `considered[]` with both scores, and
+is labelled against the reference: `right` when applying it alone lowers the
+clip's word errors without adding a lexicon term, `wrong` when it adds a term
+or errors, `neutral` otherwise. For each margin the tables show what would be
+accepted; the chosen margin is the largest that accepts no wrong proposal
+(the bias margin: the smallest that keeps every term the bias chose right).
+Words are labelled wrong or right against the reference (asr_review_metrics),
+and the threshold is the highest that flags at most 5% of the right words.
+Coverage: how many stretches of VAD speech each setting would call uncovered
+(all tune speech is transcribed, so every one is a false alarm).
+
+    .venv/bin/python bench/asr_review_tuning.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import asr_corpus  # noqa: E402
+from asr_review_metrics import wrong_words  # noqa: E402
+
+from tcccd.kit.audio import load_mono  # noqa: E402
+from tcccd.kit.testing import PluginHarness  # noqa: E402
+from tcccd.plugins.whisper.coverage import covered_by, uncovered  # noqa: E402
+from tcccd.plugins.whisper.textnorm import invented_terms, word_errors  # noqa: E402
+from tcccd.plugins.whisper.vad import SpeechDetector, VadSettings  # noqa: E402
+from tcccd.plugins.whisper.vocabulary import default_vocabulary_path, read_vocabulary  # noqa: E402
+from tcccd.wire.protocol import AudioFormat, Message  # noqa: E402
+
+OUT = asr_corpus.ROOT / "bench" / "out" / "asr"
+SAFETY_GAP_LOGPROB = 3.0  # nats kept between the margin and the best-scored wrong proposal on tune
+REJECT_ALL = {"term_margin_logprob": -100.0, "number_margin_logprob": -100.0, "bias_margin_logprob": 100.0}
+
+
+def tune_clips() -> list[asr_corpus.Clip]:
+    return (asr_corpus.build_split("tune", OUT) + asr_corpus.build_piper_split("tune", OUT)
+            + [asr_corpus.build_long(OUT, split="tune")])
+
+
+def label(reference: str, heard: str, changed: str, terms: list[str]) -> str:
+    errors = word_errors(reference, changed).errors - word_errors(reference, heard).errors
+    invented = len(invented_terms(reference, changed, terms)) - len(invented_terms(reference, heard, terms))
+    if invented > 0 or errors > 0:
+        return "wrong"
+    return "right" if errors < 0 else "neutral"
+
+
+def collect(min_similarity: float) -> tuple[list[dict], list[tuple[float, bool]], list[tuple[list, list]]]:
+    terms = read_vocabulary(default_vocabulary_path())
+    detector = SpeechDetector.load(VadSettings())
+    proposals, words, coverage = [], [], []
+    params = {"beam_size": 5, "vocabulary_min_similarity": min_similarity, **REJECT_ALL}
+    with PluginHarness("whisper", params, Path(tempfile.mkdtemp())) as harness:
+        for clip in tune_clips():
+            payload = clip.path.read_bytes()
+            [reply] = harness.request(Message("transcribe", payload=payload, final=True, audio=AudioFormat("wav")))
+            segments = reply.data["segments"]
+            heards = [s["heard"] for s in segments]
+            for k, segment in enumerate(segments):
+                for entry in segment["considered"]:
+                    source = segment["heard"]
+                    changed = source[:entry["start_char"]] + entry["proposed"] + source[entry["end_char"]:]
+                    clip_changed = " ".join(heards[:k] + [changed] + heards[k + 1:])
+                    proposals.append({**entry, "label": label(clip.reference, " ".join(heards), clip_changed, terms),
+                                      "delta": entry["audio_logprob_proposed"] - entry["audio_logprob_heard"]})
+            record_words = [w for s in segments for w in s["words"]]
+            flags = wrong_words(clip.reference, [w["text"] for w in record_words])
+            words += [(w["probability"], bad) for w, bad in zip(record_words, flags, strict=True)]
+            audio = load_mono(payload, AudioFormat("wav"), 16000, max_s=600)
+            coverage.append(([(s.start_s, s.end_s) for s in detector.speech_spans(audio)], segments))
+    return proposals, words, coverage
+
+
+def margin_table(rows: list[dict], kind: str, accept_if: str) -> None:
+    chosen = [r for r in rows if r["kind"] == kind]
+    counts = defaultdict(int)
+    for r in chosen:
+        counts[r["label"]] += 1
+    print(f"\n{kind}: {len(chosen)} proposals ({dict(counts)}); accepted when {accept_if}")
+    print(f"{'margin':>8} {'right':>6} {'neutral':>8} {'wrong':>6}")
+    for margin in np.arange(-4, 16.5, 0.5):
+        if kind == "unbiased":
+            accepted = [r for r in chosen if r["delta"] >= margin]
+        else:
+            accepted = [r for r in chosen if r["delta"] >= -margin]
+        got = defaultdict(int)
+        for r in accepted:
+            got[r["label"]] += 1
+        print(f"{margin:>8.1f} {got['right']:>6} {got['neutral']:>8} {got['wrong']:>6}")
+    for r in sorted(chosen, key=lambda r: -r["delta"]):
+        print(f"   {r['delta']:7.2f} {r['label']:<8} {r['heard']!r} -> {r['proposed']!r}")
+
+
+def chosen_margin(rows: list[dict], kind: str) -> float:
+    """vocabulary/number: SAFETY_GAP_LOGPROB short of the best-scored wrong proposal, or, with none wrong, just
+    past the worst-scored right or neutral one; unbiased: just past the best-scored unbiased reading that would
+    have replaced a right term."""
+    chosen = [r for r in rows if r["kind"] == kind]
+    wrong = [-r["delta"] for r in chosen if r["label"] == "wrong"]
+    if kind == "unbiased":
+        return max([r["delta"] for r in chosen if r["label"] != "right"], default=0.0) + 0.5
+    if wrong:
+        return min(wrong) - SAFETY_GAP_LOGPROB
+    return max([-r["delta"] for r in chosen], default=0.0) + 0.5
+
+
+def threshold_table(words: list[tuple[float, bool]]) -> None:
+    right = [p for p, bad in words if not bad]
+    wrong = [p for p, bad in words if bad]
+    print(f"\nwords: {len(right)} right, {len(wrong)} wrong")
+    print(f"{'below':>6} {'right flagged %':>16} {'wrong flagged %':>16}")
+    for t in np.arange(0.05, 0.96, 0.05):
+        flagged = [100 * np.mean([p < t for p in group]) for group in (right, wrong)]
+        print(f"{t:>6.2f} {flagged[0]:>16.1f} {flagged[1]:>16.1f}")
+
+
+def coverage_table(coverage: list[tuple[list, list]]) -> None:
+    print("\ncoverage false alarms on tune (speech all transcribed): word margin s x min uncovered s")
+    for margin in (0.1, 0.2, 0.3, 0.4):
+        cells = []
+        for min_s in (0.3, 0.5, 0.7, 1.0):
+            gaps = sum(len(uncovered(speech, covered_by(segments, [], margin), min_s)) for speech, segments in coverage)
+            cells.append(f"{min_s}: {gaps}")
+        print(f"  margin {margin}: " + ", ".join(cells))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--min-similarity", type=float, default=0.75, help="the corrector's proposal threshold")
+    args = parser.parse_args()
+    proposals, words, coverage = collect(args.min_similarity)
+    print("set: tune.txt only (espeak-ng 4 voices, Piper joe at 3 rates, the tune sentences read as one recording)")
+    margin_table(proposals, "vocabulary", "term score >= heard - margin")
+    margin_table(proposals, "number", "reading score >= heard - margin")
+    margin_table(proposals, "unbiased", "unbiased reading score >= biased + margin (else the term stays)")
+    threshold_table(words)
+    coverage_table(coverage)
+    right = [p for p, bad in words if not bad]
+    threshold = max(t for t in np.arange(0.05, 0.96, 0.05) if np.mean([p < t for p in right]) <= 0.05)
+    print("\nchosen (review.ReviewSettings): " + ", ".join(
+        f"{kind} margin {chosen_margin(proposals, kind):.2f}" for kind in ("vocabulary", "number", "unbiased"))
+        + f", uncertain_below {threshold:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""Each segment's words on the record: their characters in `text`, their time in the audio, how sure the model was.
+
+One alignment pass per window (forced.WindowAudio.align) reads every segment's
+final reading (the text in Whisper's own digits, which the decoder can judge:
+"1 gram of" rather than the record's "1 g"); word_timing.py turns it into timed
+words with probabilities. Each word is then placed in its segment's `text`:
+words inside a number the medic's spelling rewrote ("120 over 80" -> "120/80")
+become one word there, with the earliest start, the latest end and the lowest
+probability of the words it came from.
+
+A word under the threshold goes into `uncertain`, with the model's best other
+reading at that point (the most likely other first token, completed greedily
+to a whole word), so a tablet can ask the medic and the casualty card can
+leave the field open rather than guess.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from typing import Any
+
+from tcccd.plugins.whisper.forced import ForcedText, WindowEvidence
+from tcccd.plugins.whisper.heard import Written
+from tcccd.plugins.whisper.word_timing import TimedWord, time_words
+
+_STRIP = string.whitespace + string.punctuation
+
+
+@dataclass(frozen=True)
+class ReadWord:
+    """A timed word of one segment's reading: characters [start_char, end_char) of the reading."""
+
+    timed: TimedWord
+    start_char: int
+    end_char: int
+    alternative_token: int
+    prefix: list[int]  # the alignment pass' tokens before the word (to complete the alternative)
+
+
+def window_words(window: WindowEvidence, readings: list[str | None], tokenizer: Any) -> list[list[ReadWord]]:
+    """The timed words of every segment's reading (an empty list for a segment without one)."""
+    per_segment = [tokenizer.encode(" " + r) if r else [] for r in readings]
+    tokens = [t for seg in per_segment for t in seg]
+    out: list[list[ReadWord]] = [[] for _ in readings]
+    if not tokens:
+        return out
+    start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+    forced = window.audio.align(start, tokens)
+    pieces = [tokenizer.decode([t]) for t in tokens]
+    bounds = [sum(len(s) for s in per_segment[:k]) for k in range(len(per_segment) + 1)]
+    for word in time_words(forced, pieces, window.audio_positions):
+        k = next(i for i in range(len(per_segment)) if bounds[i] <= word.first_token < bounds[i + 1])
+        before = len(tokenizer.decode(tokens[bounds[k]: word.first_token])) - 1  # the reading has no leading space
+        text = tokenizer.decode(tokens[word.first_token: word.end_token])
+        out[k].append(ReadWord(word, max(0, before), before + len(text), _alternative(forced, word),
+                               [*start, *tokens[: word.first_token]]))
+    return out
+
+
+def _alternative(forced: ForcedText, word: TimedWord) -> int:
+    return int(forced.alternatives[word.first_token])
+
+
+def segment_words(decided: Any, words: list[ReadWord], window: WindowEvidence, uncertain_below: float,
+                  tokenizer: Any) -> Written:
+    """review.Decided + its timed words -> the segment's record (text, audit trail, words, uncertain)."""
+    placed: dict[tuple[int, int], dict[str, Any]] = {}
+    sources: dict[tuple[int, int], ReadWord] = {}
+    for word in words:
+        core = _core(decided.reading, word.start_char, word.end_char)
+        if core is None:
+            continue
+        span = _trimmed(decided.text, _in_text(core, decided.spans))
+        entry = {"text": decided.text[span[0]:span[1]], "start_s": round(window.offset_s + word.timed.start_s, 3),
+                 "end_s": round(window.offset_s + word.timed.end_s, 3),
+                 "probability": round(word.timed.probability, 4), "start_char": span[0], "end_char": span[1]}
+        if span in placed:  # one written number from several words of the reading
+            old = placed[span]
+            entry["start_s"], entry["end_s"] = min(old["start_s"], entry["start_s"]), max(old["end_s"], entry["end_s"])
+            entry["probability"] = min(old["probability"], entry["probability"])
+            if entry["probability"] == old["probability"]:
+                word = sources[span]
+        placed[span], sources[span] = entry, word
+    ordered = [placed[s] for s in sorted(placed)]
+    uncertain = [{"text": e["text"], "start_char": e["start_char"], "end_char": e["end_char"],
+                  "probability": e["probability"],
+                  "alternative": _alternative_word(window, sources[(e["start_char"], e["end_char"])], e["text"],
+                                                   tokenizer)}
+                 for e in ordered if e["probability"] < uncertain_below]
+    return Written(decided.heard, decided.text, decided.corrections, decided.numbers, decided.considered,
+                   ordered, uncertain)
+
+
+def _core(reading: str, start: int, end: int) -> tuple[int, int] | None:
+    """The word without the spaces and punctuation around it; None for punctuation alone."""
+    piece = reading[start:end]
+    left = len(piece) - len(piece.lstrip(_STRIP))
+    right = len(piece.rstrip(_STRIP))
+    return (start + left, start + right) if right > left else None
+
+
+def _in_text(span: tuple[int, int], numbers: list[tuple[int, int, int, int]]) -> tuple[int, int]:
+    """A reading span's place in the text: a number's whole written span, or shifted past the numbers before it."""
+    shift = 0
+    for reading_from, reading_to, text_from, text_to in numbers:
+        if span[0] < reading_to and reading_from < span[1]:
+            return text_from, text_to
+        if reading_to <= span[0]:
+            shift += (text_to - text_from) - (reading_to - reading_from)
+    return span[0] + shift, span[1] + shift
+
+
+def _trimmed(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """A written number may end in a space ("1 g " before the drug): the word's span does not."""
+    start, end = span
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    while start < end and text[start].isspace():
+        start += 1
+    return start, end
+
+
+def _alternative_word(window: WindowEvidence, word: ReadWord, said: str, tokenizer: Any) -> str | None:
+    """The model's best other word at this point, or None when it has none (punctuation, the same word)."""
+    if word.alternative_token >= tokenizer.eot:
+        return None
+    tokens = window.audio.continue_word(word.prefix, word.alternative_token)
+    text = tokenizer.decode(tokens).strip(_STRIP)
+    return text if text and text.lower() != said.lower().strip(_STRIP) else None

@@ -1,0 +1,155 @@
+"""The record holds what the audio supports: rewrites checked on it, words timed, doubts listed, nothing lost."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+
+from tcccd.kit.audio import wav_bytes
+from tcccd.kit.testing import PluginHarness
+from tcccd.plugins.whisper.review import ReviewSettings
+from tcccd.plugins.whisper.textnorm import invented_terms
+from tcccd.plugins.whisper.vocabulary import default_vocabulary_path, read_vocabulary
+from tcccd.wire.protocol import AudioFormat, Message
+
+from .conftest import rebuild_text, word_recall
+
+ROOT = Path(__file__).resolve().parents[3]
+REAL = ROOT / "tests" / "data" / "real-speech"
+SAFETY = ROOT / "tests" / "data" / "safety-speech"
+RATES = ("0.8", "1.0", "1.25")
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory):
+    """The stage as shipped (beam 5, biasing, correction, numbers, the audio check)."""
+    with PluginHarness("whisper", {}, tmp_path_factory.mktemp("whisper")) as h:
+        yield h
+
+
+def transcribe(harness, payload: bytes) -> dict:
+    [reply] = harness.request(Message("transcribe", payload=payload, final=True, audio=AudioFormat("wav")))
+    assert reply.type == "transcript", reply.data
+    return reply.data
+
+
+def check_record(data: dict) -> None:
+    """What a reviewer checks on any reply: the trail rebuilds the record, and every word points into it."""
+    for segment in data["segments"]:
+        text = segment["text"]
+        assert rebuild_text(segment["heard"], segment["corrections"], segment["numbers"]) == text
+        for fix in segment["corrections"]:
+            margin = ReviewSettings().vocabulary_margin_logprob
+            assert fix["audio_logprob_term"] >= fix["audio_logprob_heard"] - margin
+        for word in segment["words"]:
+            assert text[word["start_char"]:word["end_char"]] == word["text"] and word["text"].strip() == word["text"]
+            assert segment["start_s"] - 1.0 <= word["start_s"] <= word["end_s"] <= segment["end_s"] + 1.0
+            assert 0.0 <= word["probability"] <= 1.0
+        spans = {(w["start_char"], w["end_char"]): w for w in segment["words"]}
+        for doubt in segment["uncertain"]:
+            word = spans[(doubt["start_char"], doubt["end_char"])]
+            assert doubt["text"] == word["text"] and doubt["probability"] < ReviewSettings().uncertain_below
+        words = re.findall(r"[\w']+", text)
+        assert len(segment["words"]) >= len(words) - 2  # every word of the record is timed (numbers merge)
+
+
+def test_the_safety_set_gets_no_clinical_term_that_was_not_said(harness, corpus):
+    """Ordinary sentences full of sound-alikes ('first one', 'in line', 'chest and'), the kit's Piper voice at
+    three rates and real voices: no lexicon term may appear more often than it was said."""
+    terms = read_vocabulary(default_vocabulary_path())
+    invented = {}
+    for clip in corpus.safety_clips():
+        data = transcribe(harness, clip.path.read_bytes())
+        check_record(data)
+        found = invented_terms(clip.reference, data["text"], terms)
+        if found:
+            invented[clip.path.name] = (clip.reference, data["text"], found)
+    assert not invented
+
+
+@pytest.mark.parametrize(("index", "said", "term"), [
+    ("000", "first one", "FAST1"), ("001", "in line", "9-line"), ("002", "fine line", "9-line"),
+])
+def test_a_sound_alike_term_the_audio_does_not_support_stays_as_heard_and_is_listed(harness, index, said, term):
+    for rate in RATES:
+        [segment] = transcribe(harness, (SAFETY / f"{index}-{rate}.flac").read_bytes())["segments"]
+        assert said in segment["text"] and term not in segment["text"] and not segment["corrections"]
+        [entry] = [c for c in segment["considered"] if c["proposed"] == term]
+        assert entry["heard"] == said and entry["kind"] == "vocabulary" and entry["reason"]
+        margin = ReviewSettings().vocabulary_margin_logprob
+        assert entry["audio_logprob_proposed"] < entry["audio_logprob_heard"] - margin
+
+
+def test_a_misheard_term_is_written_when_the_audio_supports_it_with_both_scores(harness):
+    data = transcribe(harness, (ROOT / "samples" / "joe-tourniquet.wav").read_bytes())
+    check_record(data)
+    [segment] = data["segments"]
+    assert segment["text"].startswith("Tourniquet applied") and not segment["heard"].startswith("Tourniquet")
+    [fix] = segment["corrections"]
+    assert fix["term"] == "Tourniquet" and fix["audio_logprob_term"] < fix["audio_logprob_heard"]
+    assert segment["heard"][fix["start_char"]:fix["end_char"]] == fix["heard"]
+
+
+def test_numbers_are_written_as_heard(harness):
+    data = transcribe(harness, (ROOT / "samples" / "joe-vitals.wav").read_bytes())
+    check_record(data)
+    assert "110" in data["text"] and "120/80" in data["text"]
+    for sample in ("joe-tourniquet.wav", "joe-txa.wav"):
+        text = transcribe(harness, (ROOT / "samples" / sample).read_bytes())["text"]
+        assert re.search(r"\b09[12][05]\b", text), text  # 0915 / 0920 from digits the model wrote apart
+
+
+def test_real_speech_keeps_its_words_and_marks_few_of_them_uncertain(harness):
+    data = transcribe(harness, (REAL / "s036.wav").read_bytes())
+    check_record(data)
+    assert "thigh" not in data["text"].lower() and data["text"].lower().count("thy") >= 3
+    words = [w for s in data["segments"] for w in s["words"]]
+    doubts = [u for s in data["segments"] for u in s["uncertain"]]
+    assert len(words) >= 30 and len(doubts) <= 0.2 * len(words)
+
+
+def long_real_recording() -> tuple[np.ndarray, list[tuple[str, float, float]]]:
+    """Eight real clips (LibriVox sonnet quatrains, a novel, IVR prompts) with natural pauses: 72 s."""
+    refs = dict(line.split("\t", 1) for line in (REAL / "refs.tsv").read_text().splitlines() if line.strip())
+    pieces, parts, at_s = [], [], 0.0
+    for i, clip in enumerate(["s001", "s036", "s045", "s010", "s033", "s047", "s008", "s035"]):
+        audio, rate_hz = soundfile.read(REAL / f"{clip}.wav", dtype="float32")
+        pause = np.zeros(int((0.7, 1.2, 0.4, 0.9)[i % 4] * rate_hz), np.float32)
+        parts.append((refs[clip], at_s, at_s + len(audio) / rate_hz))
+        pieces += [audio, pause]
+        at_s += (len(audio) + len(pause)) / rate_hz
+    return np.concatenate(pieces), parts
+
+
+def test_no_phrase_of_a_long_real_recording_is_lost_silently(harness):
+    """Before, the decoder ended its text 14 s before its window's audio ended and the seek skipped the rest:
+    'Please press one to mute...' (14 s) vanished with nothing reported."""
+    audio, parts = long_real_recording()
+    data = transcribe(harness, wav_bytes(audio, 16000))
+    check_record(data)
+    for reference, start_s, end_s in parts:
+        said = " ".join(s["text"] for s in data["segments"] if s["end_s"] > start_s and s["start_s"] < end_s)
+        reported = [d for d in data.get("dropped", []) if d["end_s"] > start_s and d["start_s"] < end_s]
+        assert word_recall(reference, said) >= 0.7 or reported, (reference, said)
+    assert "mute" in data["text"] and "exit" in data["text"]
+
+
+def test_speech_the_decoder_will_not_write_is_reported_not_lost(harness):
+    """An over-strict confidence setting rejects every window: the speech VAD found is reported as
+    not_transcribed (an alert reaches the medic's tablet), never an empty record that looks like silence."""
+    params = harness.plugin.params
+    before = harness.plugin.health()["not_transcribed"]
+    harness.plugin.apply_profile(params.model_copy(update={"no_speech_threshold": 0.0, "logprob_threshold": 0.0}))
+    try:
+        data = transcribe(harness, (REAL / "s045.wav").read_bytes())
+    finally:
+        harness.plugin.apply_profile(params)
+    assert data["text"] == "" and data["segments"] == []
+    [lost] = data["dropped"]
+    assert lost["reason"] == "not_transcribed" and lost["end_s"] - lost["start_s"] > 5.0
+    assert harness.plugin.health()["not_transcribed"] == before + 1
