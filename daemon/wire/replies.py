@@ -58,6 +58,11 @@ class Correction(OpenReply):
     start_char: Int | None = Field(None, description="where the words start in the segment's `heard`")
     end_char: Int | None = Field(None, description="where they end")
     similarity: Float | None = Field(None, description="how alike they sounded, 0-1")
+    audio_logprob_heard: Float | None = Field(None, description="the decoder's log-probability of the segment "
+                                              "with the words heard, on the same audio")
+    audio_logprob_term: Float | None = Field(None, description="the same with the term: kept only when at most "
+                                             "`term_margin_logprob` below the heard words")
+    source: Str | None = Field(None, description="`unbiased decoder` when the rewrite undoes the lexicon bias")
 
 
 class NumberRewrite(OpenReply):
@@ -68,6 +73,46 @@ class NumberRewrite(OpenReply):
     start_char: Int | None = Field(None, description="where it starts in the corrected text")
     end_char: Int | None = Field(None, description="where it ends")
     rule: Str | None = Field(None, description="`time`, `ratio`, `percent`, `dose` or `vital`")
+    reading: Str | None = Field(None, description="the words the audio check scored for it ('110' for '100 and "
+                                "10'); the same as `heard` when the rewrite changes only the spelling")
+    audio_logprob_heard: Float | None = Field(None, description="score of the segment as heard; null when the "
+                                              "rewrite changes no token and was not scored")
+    audio_logprob_written: Float | None = Field(None, description="score with `reading`")
+
+
+class Considered(OpenReply):
+    """A rewrite the audio check rejected: kept for the reviewer, never in `text`."""
+
+    kind: Str | None = Field(None, description="`vocabulary`, `number` or `bias`")
+    heard: Str | None = Field(None, description="the words heard")
+    proposed: Str | None = Field(None, description="what would have replaced them")
+    start_char: Int | None = Field(None, description="where the words start in the segment's `heard`")
+    end_char: Int | None = Field(None, description="where they end")
+    audio_logprob_heard: Float | None = Field(None, description="score of the segment as heard")
+    audio_logprob_proposed: Float | None = Field(None, description="score with the proposal")
+    reason: Str | None = Field(None, description="why it was rejected")
+
+
+class Word(OpenReply):
+    """One word of the record with its time in the audio (cross-attention alignment) and the model's
+    probability."""
+
+    text: Str = Field(description="the word as `text` spells it")
+    start_s: Float = Field(description="start, on the recording's clock")
+    end_s: Float = Field(description="end")
+    probability: Float = Field(description="the model's probability of the word's tokens (mean), 0-1")
+    start_char: Int = Field(description="where it starts in the segment's `text`")
+    end_char: Int = Field(description="where it ends")
+
+
+class UncertainWord(OpenReply):
+    """A word the model gave a probability under `uncertain_below`: for the medic to confirm."""
+
+    text: Str = Field(description="the word")
+    start_char: Int = Field(description="where it starts in the segment's `text`")
+    end_char: Int = Field(description="where it ends")
+    probability: Float = Field(description="the model's probability, 0-1")
+    alternative: Str | None = Field(None, description="the model's best other word there, if any")
 
 
 class Segment(OpenReply):
@@ -81,14 +126,18 @@ class Segment(OpenReply):
     numbers: list[NumberRewrite] | None = Field(None, description="number rewrites, after the corrections")
     avg_logprob: Float | None = Field(None, description="the decoder's mean token log-probability")
     no_speech_prob: Float | None = Field(None, description="the model's probability that it heard no speech")
+    considered: list[Considered] | None = Field(None, description="rewrites the audio check rejected")
+    words: list[Word] | None = Field(None, description="every word of `text`, timed (final results)")
+    uncertain: list[UncertainWord] | None = Field(None, description="the words the model was unsure of")
 
 
 class DroppedSpeech(OpenReply):
-    """Speech left out of the record because the decoder could only write it as a loop (an `alert` too)."""
+    """Speech left out of the record, reported (an `alert` too): the decoder could only write it as a loop
+    (`decoding_loop`), or no decode turned speech VAD found into words (`not_transcribed`)."""
 
     start_s: Float = Field(description="start of the speech left out")
     end_s: Float = Field(description="its end")
-    reason: Str = Field(description="why")
+    reason: Str = Field(description="`decoding_loop` or `not_transcribed`")
 
 
 class Utterance(OpenReply):

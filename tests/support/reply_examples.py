@@ -12,12 +12,21 @@ from typing import Any
 
 SEGMENT = {"start_s": 0.0, "end_s": 2.4, "text": "1 g TXA at 0915",
            "heard": "one gram of tea ex a at zero nine fifteen",
-           "corrections": [{"heard": "tea ex a", "term": "TXA", "start_char": 12, "end_char": 20, "similarity": 0.86}],
-           "numbers": [{"heard": "one gram", "written": "1 g", "start_char": 0, "end_char": 8, "rule": "dose"},
+           "corrections": [{"heard": "tea ex a", "term": "TXA", "start_char": 12, "end_char": 20, "similarity": 0.86,
+                            "audio_logprob_heard": -9.1, "audio_logprob_term": -7.4, "source": None}],
+           "numbers": [{"heard": "one gram", "written": "1 g", "start_char": 0, "end_char": 8, "rule": "dose",
+                        "reading": "one gram", "audio_logprob_heard": None, "audio_logprob_written": None},
                        {"heard": "zero nine fifteen", "written": "0915", "start_char": 16, "end_char": 33,
-                        "rule": "time"}],
-           "avg_logprob": -0.21, "no_speech_prob": 0.01}
-DROPPED = {"start_s": 5.0, "end_s": 9.5, "reason": "the decoder repeated one phrase"}
+                        "rule": "time", "reading": "zero nine fifteen", "audio_logprob_heard": None,
+                        "audio_logprob_written": None}],
+           "avg_logprob": -0.21, "no_speech_prob": 0.01,
+           "considered": [{"kind": "vocabulary", "heard": "at zero", "proposed": "AVPU", "start_char": 21,
+                           "end_char": 28, "audio_logprob_heard": -7.4, "audio_logprob_proposed": -25.0,
+                           "reason": "the audio supports what was heard better"}],
+           "words": [{"text": "TXA", "start_s": 1.1, "end_s": 1.5, "probability": 0.62, "start_char": 4,
+                      "end_char": 7}],
+           "uncertain": [{"text": "TXA", "start_char": 4, "end_char": 7, "probability": 0.22, "alternative": "TX"}]}
+DROPPED = {"start_s": 5.0, "end_s": 9.5, "reason": "not_transcribed"}
 PROFILE = {"name": "training", "reason": "set by a client; battery 15% stayed <= 20% for 5 s", "since": 1.8e9,
            "requested": "field", "override_until": None, "cap": "training", "reading": "battery_percent", "value": 15.0}
 LATENCY = {"p50_ms": 12.5, "p95_ms": 30.1, "p99_ms": 44.0, "count": 512}
