@@ -23,17 +23,24 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class VocabularyRewrite(_Strict):
+class _Trail(BaseModel):
+    """A piece of the ASR's audit trail: keys the card does not read (the audio check's scores, the reading it
+    scored) belong to the ASR's contract and are ignored, not refused."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class VocabularyRewrite(_Trail):
     """A run of heard words rewritten into a lexicon term; `start_char`/`end_char` index the segment's `heard`."""
 
     heard: str
     term: str
     start_char: int = Field(ge=0)
     end_char: int = Field(ge=0)
-    similarity: float
+    similarity: float | None = None
 
 
-class NumberRewrite(_Strict):
+class NumberRewrite(_Trail):
     """A number written as a medic writes it; the span indexes `heard` after the vocabulary rewrites."""
 
     heard: str
@@ -43,7 +50,7 @@ class NumberRewrite(_Strict):
     rule: str = Field(description="time, ratio, percent, dose or vital")
 
 
-class WordTiming(_Strict):
+class WordTiming(_Trail):
     text: str
     start_s: float
     end_s: float
@@ -52,7 +59,7 @@ class WordTiming(_Strict):
     end_char: int = Field(ge=0)
 
 
-class UncertainWord(_Strict):
+class UncertainWord(_Trail):
     text: str
     start_char: int = Field(ge=0, description="in the segment's text")
     end_char: int = Field(ge=0)
