@@ -124,8 +124,8 @@ def test_stream_sends_partials_while_an_utterance_goes_on(harness, corpus):
     try:
         audio = corpus.speak(sentence)
         outputs = []
-        for message in stream_messages(to_pcm16(audio), 8000, AudioFormat("pcm_s16le", 16000, 1)):
-            time.sleep(0.11)  # a live microphone: chunks arrive over time
+        for message in stream_messages(to_pcm16(audio), 1600, AudioFormat("pcm_s16le", 16000, 1)):
+            time.sleep(0.1)  # a live microphone: 100 ms chunks at real-time pace (a partial decodes meanwhile)
             outputs += harness.request(message)
     finally:
         with_params(harness, partial_interval_ms=500, beam_size=1)
