@@ -1,9 +1,8 @@
 """The `whisper` stage: speech to text for files and live streams, gated by VAD, with domain vocabulary.
 
-Order of defences against invented words: silero-vad decides whether there is
-speech at all (silence, noise and breathing never reach Whisper); Whisper's
-own no-speech and log-probability rules drop what slips through; vocabulary
-correction only rewrites words that were heard, so it cannot add any.
+Defences against invented words: silero-vad decides whether there is speech at all; Whisper's no-speech and
+log-probability rules drop what slips through; every rewrite after the model is kept only when the audio supports
+it (review.py), and speech no kept word covers is decoded again or reported (coverage.py).
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from tcccd.kit.audio import load_mono
 from tcccd.kit.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
 from tcccd.plugins.whisper.coverage import CoverageSettings
 from tcccd.plugins.whisper.heard import Heard
+from tcccd.plugins.whisper.packing import one_per_chunk, pack_windows
 from tcccd.plugins.whisper.params import RELOAD_KEYS, VOCABULARY_KEYS, WhisperParams
 from tcccd.plugins.whisper.partials import PartialCounts
 from tcccd.plugins.whisper.vad import RATE_HZ, SpeechDetector, VadSettings, pack_spans
@@ -59,7 +59,6 @@ class WhisperPlugin(Plugin):
         if self._corrector is not None:
             self._corrector.correct("warm up")
 
-
     def process(self, message: Message) -> Iterator[Message]:
         if message.type == "transcribe":
             yield self._transcribe(message)
@@ -76,12 +75,13 @@ class WhisperPlugin(Plugin):
         spans = self._detector.speech_spans(audio)
         chunks = pack_spans(spans, self.params.max_utterance_s, self.params.max_gap_s)
         timings["vad_ms"] = elapsed_ms(t1)
-        results = self._transcriber.transcribe_many([audio[c.start:c.end] for c in chunks], self._options(review=True),
+        windows = pack_windows(audio, chunks) if self.params.pack_windows else one_per_chunk(audio, chunks)
+        results = self._transcriber.transcribe_many([w.audio for w in windows], self._options(review=True),
                                                     workers=self.params.decode_workers or self.params.threads
                                                     or cpu_threads())
         heard = Heard()
-        for chunk, result in zip(chunks, results, strict=True):
-            self._take(result, chunk.start_s, timings, heard)
+        for window, result in zip(windows, results, strict=True):
+            self._take(window.on_file_clock(result), 0.0, timings, heard)
         self._cover(audio, [(s.start_s, s.end_s) for s in spans], heard, 0.0, timings)
         timings["total_ms"] = elapsed_ms(t0)
         data = {"text": heard.text, "segments": heard.segments, "duration_s": round(len(audio) / RATE_HZ, 3),
