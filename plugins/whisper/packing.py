@@ -41,9 +41,21 @@ class PackedWindow:
 
     def file_s(self, window_s: float) -> float:
         """A time on the window's clock as a time in the file."""
+        return self._in_piece(self._piece_at(window_s), window_s)
+
+    def file_span(self, start_s: float, end_s: float) -> tuple[float, float]:
+        """A word's start and end in the file: both in the piece that holds its middle (a word is never split
+        between two chunks; the alignment often stretches a phrase's last word into the pause after it)."""
+        piece = self._piece_at((start_s + end_s) / 2)
+        return self._in_piece(piece, start_s), self._in_piece(piece, end_s)
+
+    def _piece_at(self, window_s: float) -> Piece:
         at = round(window_s * RATE_HZ)
-        k = max(0, bisect.bisect_right([p.window_start for p in self.pieces], at) - 1)
-        piece = self.pieces[k]
+        return self.pieces[max(0, bisect.bisect_right([p.window_start for p in self.pieces], at) - 1)]
+
+    @staticmethod
+    def _in_piece(piece: Piece, window_s: float) -> float:
+        at = round(window_s * RATE_HZ)
         return (piece.file_start + min(max(at - piece.window_start, 0), piece.length)) / RATE_HZ
 
     def on_file_clock(self, result: Transcription) -> Transcription:
@@ -57,8 +69,10 @@ class PackedWindow:
     def _reviewed(self, written: object) -> object:
         if written is None or not getattr(written, "words", None):
             return written
-        words = [{**w, "start_s": round(self.file_s(w["start_s"]), 3), "end_s": round(self.file_s(w["end_s"]), 3)}
-                 for w in written.words]
+        words = []
+        for w in written.words:
+            start_s, end_s = self.file_span(w["start_s"], w["end_s"])
+            words.append({**w, "start_s": round(start_s, 3), "end_s": round(end_s, 3)})
         return dataclasses.replace(written, words=words)
 
 

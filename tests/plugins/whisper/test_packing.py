@@ -32,6 +32,8 @@ def test_a_time_inside_a_chunk_moves_with_it_and_one_in_a_pause_sticks_to_the_ch
     assert window.file_s(0.0) == 2.0 and window.file_s(1.25) == 3.25
     assert window.file_s(3.2) == 5.0  # in the pause
     assert window.file_s(3.5) == 20.0 and window.file_s(5.0) == 21.5 and window.file_s(99.0) == 24.0
+    assert window.file_span(2.6, 3.6) == (4.6, 5.0)  # a last word stretched into the pause stays in its phrase
+    assert window.file_span(3.3, 3.9) == (20.0, 20.4)
 
 
 def test_segments_words_and_dropped_speech_land_on_the_files_clock():
