@@ -103,7 +103,8 @@ def medic_counts(reference: str, reply: dict, terms: list[str]) -> Counter:
 
 def lost_phrases(phrases: tuple[tuple[str, float, float], ...], reply: dict, min_recall: float = 0.7) -> list[str]:
     """Phrases whose words the segments overlapping them hold less than `min_recall` of, with no dropped speech
-    reported over them: speech lost silently."""
+    reported over them: speech lost silently, or heard so badly that a reader cannot tell (misheard words count
+    as missing: look at the transcript before calling it a loss)."""
     lost = []
     for text, start_s, end_s in phrases:
         said = " ".join(s["text"] for s in reply.get("segments", []) if s["end_s"] > start_s and s["start_s"] < end_s)

@@ -80,14 +80,15 @@ def capture_pid(client) -> int:
     return next(s.pid for s in client.status_report().stages if s.plugin == "capture")
 
 
-def live_latency(files: list[Path], silence_s: float, partial_ms: int, block_ms: int) -> dict[str, object]:
+def live_latency(files: list[Path], silence_s: float, partial_ms: int, block_ms: int,
+                 profile: str) -> dict[str, object]:
     with running_pulse() as pulse, tempfile.TemporaryDirectory() as tmp:
         os.environ["PULSE_SERVER"] = pulse.server
         pipeline = [{"name": "mic", "plugin": "capture", "params": {"latency_ms": 200, "block_ms": block_ms}},
                     {"name": "asr", "plugin": "whisper", "max_queue": 512, "start_timeout_s": 600,
                      "params": {"partial_interval_ms": partial_ms}}]
         routes = {"transcribe": ["asr"], "stream": ["asr"]}
-        with running_daemon(Path(tmp), pipeline, routes) as client:
+        with running_daemon(Path(tmp), pipeline, routes, profile=profile) as client:
             events = subscriber(client.status_report().endpoints.events)
             proc = psutil.Process(capture_pid(client))
             time.sleep(2.0)
@@ -125,13 +126,15 @@ def main() -> None:
     parser.add_argument("--block-ms", type=int, default=20, help="capture block (10-32 ms)")
     parser.add_argument("--partial-ms", type=int, default=500, help="whisper partial_interval_ms (each partial is a "
                         "decode of the utterance so far: on 2 CPU cores it delays the final)")
+    parser.add_argument("--profile", default="field", help="the profile the daemon runs (beam, fallback ladder)")
     args = parser.parse_args()
     p50, p99 = journal_append_ms(args.appends)
     print(f"journal append (WAL, synchronous=FULL, fsync each): p50 {p50:.2f} ms, p99 {p99:.2f} ms "
           f"({args.appends} appends)")
     files = sorted(SPEECH.glob("s0*.wav"))[: args.utterances]
-    result = live_latency(files, args.silence_s, args.partial_ms, args.block_ms)
-    print(f"(whisper partial_interval_ms={args.partial_ms}, capture block_ms={args.block_ms})")
+    result = live_latency(files, args.silence_s, args.partial_ms, args.block_ms, args.profile)
+    print(f"(profile {args.profile}, whisper partial_interval_ms={args.partial_ms}, capture block_ms={args.block_ms},"
+          f" load {os.getloadavg()[0]:.1f})")
     print(f"capture worker CPU on {args.silence_s:g} s of silence: {result['silence_cpu_pct']:.2f}% of one core")
     print(f"end of speech -> final mic transcript, p50 / p95 s: {p50_p95(result['lags_s'])} "
           f"({len(result['lags_s'])}/{len(files)} utterances heard)")

@@ -34,7 +34,9 @@ class WhisperParams(PluginParams):
     min_silence_ms: int = Field(500, ge=64, description="pause that ends an utterance")
     speech_pad_ms: int = Field(200, ge=0, le=1000)
     max_utterance_s: float = Field(30.0, gt=1, le=30, description="an utterance is cut here (Whisper's window)")
-    max_gap_s: float = Field(1.0, ge=0, description="pauses up to this join phrases into one decoder pass")
+    max_gap_s: float = Field(1.0, ge=0, description="pauses up to this join phrases into one chunk")
+    pack_windows: bool = Field(True, description="a file's chunks packed into as few 30 s windows as they fill, "
+                               "times mapped back (packing.py); false = one decoder pass per chunk")
     max_audio_s: float = Field(600.0, gt=0, description="longest file accepted by 'transcribe'")
     partial_interval_ms: int = Field(500, ge=100)
     vocabulary: str | None = Field(None, description="term list; null = the packaged profiles/medical_vocab.txt")

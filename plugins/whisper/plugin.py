@@ -1,15 +1,15 @@
 """The `whisper` stage: speech to text for files and live streams, gated by VAD, with domain vocabulary.
 
-Order of defences against invented words: silero-vad decides whether there is
-speech at all (silence, noise and breathing never reach Whisper); Whisper's
-own no-speech and log-probability rules drop what slips through; vocabulary
-correction only rewrites words that were heard, so it cannot add any.
+Defences against invented words: silero-vad decides whether there is speech at all; Whisper's no-speech and
+log-probability rules drop what slips through; every rewrite after the model is kept only when the audio supports
+it (review.py), and speech no kept word covers is decoded again or reported (coverage.py).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,9 @@ from tcccd.kit.audio import load_mono
 from tcccd.kit.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
 from tcccd.plugins.whisper.coverage import CoverageSettings
 from tcccd.plugins.whisper.heard import Heard
+from tcccd.plugins.whisper.packing import one_per_chunk, pack_windows
 from tcccd.plugins.whisper.params import RELOAD_KEYS, VOCABULARY_KEYS, WhisperParams
+from tcccd.plugins.whisper.partials import PartialCounts
 from tcccd.plugins.whisper.vad import RATE_HZ, SpeechDetector, VadSettings, pack_spans
 from tcccd.wire.protocol import Message
 
@@ -42,6 +44,8 @@ class WhisperPlugin(Plugin):
         self._dropped_loops = 0
         self._not_transcribed = 0
         self._coverage = CoverageSettings()
+        self._partial_counts = PartialCounts()
+        self._partial_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="whisper-partial")  # no thread yet
 
     def setup(self) -> None:
         self._detector = SpeechDetector.load(self._vad_settings())
@@ -54,7 +58,6 @@ class WhisperPlugin(Plugin):
         self._transcriber.transcribe(tone, self._options())
         if self._corrector is not None:
             self._corrector.correct("warm up")
-
 
     def process(self, message: Message) -> Iterator[Message]:
         if message.type == "transcribe":
@@ -72,23 +75,23 @@ class WhisperPlugin(Plugin):
         spans = self._detector.speech_spans(audio)
         chunks = pack_spans(spans, self.params.max_utterance_s, self.params.max_gap_s)
         timings["vad_ms"] = elapsed_ms(t1)
-        results = self._transcriber.transcribe_many([audio[c.start:c.end] for c in chunks], self._options(review=True),
+        windows = pack_windows(audio, chunks) if self.params.pack_windows else one_per_chunk(audio, chunks)
+        results = self._transcriber.transcribe_many([w.audio for w in windows], self._options(review=True),
                                                     workers=self.params.decode_workers or self.params.threads
                                                     or cpu_threads())
         heard = Heard()
-        for chunk, result in zip(chunks, results, strict=True):
-            self._take(result, chunk.start_s, timings, heard)
+        for window, result in zip(windows, results, strict=True):
+            self._take(window.on_file_clock(result), 0.0, timings, heard)
         self._cover(audio, [(s.start_s, s.end_s) for s in spans], heard, 0.0, timings)
         timings["total_ms"] = elapsed_ms(t0)
         data = {"text": heard.text, "segments": heard.segments, "duration_s": round(len(audio) / RATE_HZ, 3),
                 "timings_ms": _rounded(timings), "backend": self._transcriber.backend, **heard.dropped_field()}
         return message.reply("transcript", data, final=True)
 
-    def _recognise(self, audio: np.ndarray, offset_s: float, timings: dict[str, float], partial: bool = False) -> Heard:
-        """Segments Whisper is confident hold speech, vocabulary-corrected, on the recording's clock."""
+    def _recognise(self, audio: np.ndarray, offset_s: float, timings: dict[str, float]) -> Heard:
+        """Segments Whisper is confident hold speech, reviewed on the audio, on the recording's clock."""
         heard = Heard()
-        options = self._options(review=not partial)
-        self._take(self._transcriber.transcribe(audio, options), offset_s, timings, heard, partial)
+        self._take(self._transcriber.transcribe(audio, self._options(review=True)), offset_s, timings, heard)
         return heard
 
     def _take(self, result: Any, offset_s: float, timings: dict[str, float], heard: Heard,
@@ -146,29 +149,63 @@ class WhisperPlugin(Plugin):
         timings["coverage_ms"] = elapsed_ms(t0)
 
     def _stream(self, message: Message) -> Iterator[Message]:
-        from tcccd.plugins.whisper.streaming import StreamSession
-
-        session = self._streams.get(message.id)
+        """Finals first: the utterance's end is seen at the chunk that ends it, never behind a partial
+        (partials.py runs them on their own thread and abandons the one in flight when a final is due)."""
+        session = self._streams.get(message.id) or self._open_stream(message)
         try:
-            if session is None:
-                session = StreamSession.open(message.audio, self._detector, self._vad_settings())
-                self._streams[message.id] = session
             samples = session.samples(message.payload, message.audio, message.final)
+            lag_s = session.partials.note_chunk(session.received_samples / RATE_HZ)
+            ready = session.partials.take(session.segmenter.next_index)
             finished = session.segmenter.feed(samples)
             if message.final:
                 finished += session.segmenter.flush()
+            if finished:
+                session.partials.abandon()
+            elif ready is not None:
+                yield message.reply("transcript", {"partial": True, "text": ready,
+                                                   "utterance": session.segmenter.next_index})
             for utterance in finished:
                 yield self._utterance_reply(message, session, utterance)
-            if not message.final and session.partial_due(self.params.partial_interval_ms):
-                yield self._partial_reply(message, session)
+            self._maybe_partial(message, session, lag_s)
         except Exception:
-            self._streams.pop(message.id, None)
+            self._close_stream(message.id)
             raise
         if message.final:
-            self._streams.pop(message.id, None)
+            self._close_stream(message.id)
             texts = [u["text"] for u in session.utterances if u["text"]]
             yield message.reply("transcript", {"text": " ".join(texts), "utterances": session.utterances},
                                 final=True)
+
+    def _open_stream(self, message: Message) -> Any:
+        from tcccd.plugins.whisper.partials import PartialSchedule
+        from tcccd.plugins.whisper.streaming import StreamSession
+
+        session = StreamSession.open(message.audio, self._detector, self._vad_settings())
+        session.partials = PartialSchedule(self._partial_counts)
+        self._streams[message.id] = session
+        return session
+
+    def _close_stream(self, request_id: str) -> None:
+        session = self._streams.pop(request_id, None)
+        if session is not None:
+            session.partials.abandon()
+
+    def _maybe_partial(self, message: Message, session: Any, lag_s: float) -> None:
+        """Start a partial of the utterance so far when one is due and none is in flight."""
+        if message.final or not session.segmenter.in_speech:
+            return
+        audio = session.segmenter.current_audio()  # a new array: the stream goes on while the partial decodes
+        if session.partials.due(self.params.partial_interval_ms, len(audio), RATE_HZ, lag_s):
+            session.partials.start(self._partial_pool, self._partial_text, audio, session.segmenter.next_index)
+
+    def _partial_text(self, audio: np.ndarray, check: Any) -> str:
+        """A partial's text (on the partials' thread): no review, no drops counted; `check` abandons it."""
+        import dataclasses
+
+        heard = Heard()
+        options = dataclasses.replace(self._options(), check=check)
+        self._take(self._transcriber.transcribe(audio, options), 0.0, {}, heard, partial=True)
+        return heard.text
 
     def _utterance_reply(self, message: Message, session: Any, utterance: Any) -> Message:
         timings: dict[str, float] = {}
@@ -181,14 +218,8 @@ class WhisperPlugin(Plugin):
         session.utterances.append(entry)
         return message.reply("transcript", {**entry, "segments": heard.segments, "timings_ms": _rounded(timings)})
 
-    def _partial_reply(self, message: Message, session: Any) -> Message:
-        session.mark_partial()
-        heard = self._recognise(session.segmenter.current_audio(), 0.0, {}, partial=True)
-        return message.reply("transcript", {"partial": True, "text": heard.text,
-                                            "utterance": session.segmenter.next_index})
-
     def cancel(self, request_id: str) -> None:
-        self._streams.pop(request_id, None)
+        self._close_stream(request_id)
 
     def apply_profile(self, params: PluginParams) -> None:
         """New decoding settings take effect at once; only a new model, backend or device reloads weights."""
@@ -212,10 +243,12 @@ class WhisperPlugin(Plugin):
                 "vocabulary_terms": len(self._corrector.terms) if self._corrector else 0,
                 "vocabulary_biasing": self._bias is not None,
                 "open_streams": len(self._streams), "dropped_loops": self._dropped_loops,
-                "not_transcribed": self._not_transcribed}
+                "not_transcribed": self._not_transcribed, **self._partial_counts.as_health()}
 
     def teardown(self) -> None:
-        self._streams.clear()
+        for request_id in list(self._streams):
+            self._close_stream(request_id)
+        self._partial_pool.shutdown(wait=True, cancel_futures=True)
         self._transcriber = None
 
     def _load_transcriber(self) -> Any:

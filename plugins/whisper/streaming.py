@@ -9,7 +9,6 @@ has its own VAD state and resampler, so streams never disturb one another.
 from __future__ import annotations
 
 import collections
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,8 +129,8 @@ class StreamSession:
     segmenter: UtteranceSegmenter
     utterances: list[dict[str, Any]] = field(default_factory=list)
     resampler: Any = None
-    partial_at_s: float = 0.0
-    partial_samples: int = 0
+    partials: Any = None  # partials.PartialSchedule, set by the stage
+    received_samples: int = 0  # 16 kHz samples received so far: the stream's audio clock
 
     @classmethod
     def open(cls, audio: AudioFormat | None, detector: SpeechDetector, settings: VadSettings) -> StreamSession:
@@ -156,21 +155,11 @@ class StreamSession:
                 return self._resample(np.zeros(0, np.float32), last)
             raise PluginError("stream: empty chunk; only the final message may have no payload", code="bad_audio")
         mono, _ = decode(payload, self.audio)
-        return self._resample(mono, last)
+        out = self._resample(mono, last)
+        self.received_samples += len(out)
+        return out
 
     def _resample(self, mono: np.ndarray, last: bool) -> np.ndarray:
         if self.resampler is None:
             return mono.astype(np.float32, copy=False)
         return self.resampler.resample_chunk(mono.astype(np.float32), last=last)
-
-    def partial_due(self, interval_ms: int) -> bool:
-        """A partial is due when speech goes on, interval_ms has passed and as much new audio has arrived."""
-        if not self.segmenter.in_speech:
-            self.partial_samples = 0
-            return False
-        grown = len(self.segmenter.current_audio()) - self.partial_samples
-        return grown * 1000 >= interval_ms * RATE_HZ and (time.monotonic() - self.partial_at_s) * 1000 >= interval_ms
-
-    def mark_partial(self) -> None:
-        self.partial_at_s = time.monotonic()
-        self.partial_samples = len(self.segmenter.current_audio())

@@ -10,6 +10,7 @@ import soundfile
 
 from tcccd.wire.protocol import AudioFormat
 from tests.support.daemon import REPO
+from tests.support.speech import two_sentences
 
 SAMPLE = REPO / "tests" / "data" / "espeak-samples" / "medevac.wav"
 
@@ -33,14 +34,15 @@ def test_transcribe_file_and_live_stream_through_the_daemon(start_daemon, tmp_pa
     assert json.loads(daemon.cli("transcribe", "--json", str(silence)).stdout)["text"] == ""
 
     audio, rate_hz = soundfile.read(SAMPLE, dtype="int16", always_2d=True)
-    pcm = np.concatenate([audio[:, 0], np.zeros(rate_hz, dtype=np.int16)]).tobytes()  # speech, then a pause
+    speech = two_sentences(audio[:, 0], rate_hz)
+    pcm = np.concatenate([speech, np.zeros(rate_hz, dtype=np.int16)]).tobytes()  # speech, then a pause
     chunk = rate_hz // 10 * 2
     with daemon.client(timeout_s=60) as client:
         stream = client.stream(AudioFormat("pcm_s16le", rate_hz, 1))
         replies = []
         for i in range(0, len(pcm), chunk):
             replies += stream.send(pcm[i:i + chunk])
-            time.sleep(0.05)  # live audio, at twice real time: partials are due every 500 ms of wall time
+            time.sleep(0.1)  # live audio at real-time pace: partials decode beside it, every 500 ms or slower
         replies += stream.finish()
     partials = [m for m in replies if m.data.get("partial")]
     utterances = [m for m in replies if m.data.get("partial") is False and not m.final]

@@ -124,8 +124,8 @@ def test_stream_sends_partials_while_an_utterance_goes_on(harness, corpus):
     try:
         audio = corpus.speak(sentence)
         outputs = []
-        for message in stream_messages(to_pcm16(audio), 8000, AudioFormat("pcm_s16le", 16000, 1)):
-            time.sleep(0.11)  # a live microphone: chunks arrive over time
+        for message in stream_messages(to_pcm16(audio), 1600, AudioFormat("pcm_s16le", 16000, 1)):
+            time.sleep(0.1)  # a live microphone: 100 ms chunks at real-time pace (a partial decodes meanwhile)
             outputs += harness.request(message)
     finally:
         with_params(harness, partial_interval_ms=500, beam_size=1)
@@ -164,20 +164,44 @@ def test_vocabulary_is_not_worse_on_held_out_sentences(harness, corpus):
     assert corpus_wer(results[True]) <= corpus_wer(results[False])
 
 
-def test_a_recordings_chunks_decoded_at_once_read_as_one_by_one(harness, corpus):
-    """Three utterances with long pauses (three VAD chunks): two decoding threads give the one-thread transcript."""
+def three_phrases(corpus) -> tuple[np.ndarray, list[tuple[str, float, float]]]:
+    """Three utterances with 2 s pauses (three VAD chunks), and where each was said."""
     pause = np.zeros(2 * 16000, np.float32)
     phrases = ("tourniquet applied to the left leg", "heart rate one twenty", "patient is breathing")
-    audio = np.concatenate([part for phrase in phrases for part in (corpus.speak(phrase, rate_hz=16000), pause)])
+    parts, spans, at_s = [], [], 0.0
+    for phrase in phrases:
+        speech = corpus.speak(phrase, rate_hz=16000)
+        parts += [speech, pause]
+        spans.append((phrase, at_s, at_s + len(speech) / 16000))
+        at_s += (len(speech) + len(pause)) / 16000
+    return np.concatenate(parts), spans
+
+
+def test_a_recordings_chunks_decoded_at_once_read_as_one_by_one(harness, corpus):
+    """Chunks decoded one per pass (no packing): two decoding threads give the one-thread transcript."""
+    audio, _ = three_phrases(corpus)
     try:
-        with_params(harness, decode_workers=1)
+        with_params(harness, decode_workers=1, pack_windows=False)
         one = transcribe(harness, wav_bytes(audio, 16000)).data
-        with_params(harness, decode_workers=2)
+        with_params(harness, decode_workers=2, pack_windows=False)
         two = transcribe(harness, wav_bytes(audio, 16000)).data
     finally:
-        with_params(harness, decode_workers=None)
+        with_params(harness, decode_workers=None, pack_windows=True)
     assert len(one["segments"]) >= 3 and "heart rate 120" in normalize(one["text"])
     assert two["text"] == one["text"] and two["segments"] == one["segments"]
+
+
+def test_packed_chunks_keep_every_phrase_and_every_word_on_the_files_clock(harness, corpus):
+    """One window holds the three phrases (pauses cut to 0.3 s); each word is timed inside the phrase it was
+    said in, on the recording's clock, and the text matches the one-pass-per-chunk text's words."""
+    audio, spans = three_phrases(corpus)
+    packed = transcribe(harness, wav_bytes(audio, 16000)).data
+    assert "heart rate 120" in normalize(packed["text"]) and "breathing" in packed["text"]
+    words = [w for s in packed["segments"] for w in s["words"]]
+    for keyword, (_, start_s, end_s) in zip(("leg", "heart", "breathing"), spans, strict=True):
+        [word] = [w for w in words if keyword in w["text"].lower()]
+        assert start_s - 0.3 <= word["start_s"] <= word["end_s"] <= end_s + 0.3, (keyword, word, start_s, end_s)
+    assert not packed.get("dropped")
 
 
 def test_speech_heard_only_as_a_loop_is_reported_not_transcribed(harness, tmp_path):
