@@ -35,6 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 os.environ["PYTHONPATH"] = f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"  # workers load test stages
 
+from tcccd.core.requests import ENDED_REMEMBERED  # noqa: E402
 from tcccd.wire.client import Client, CurveKeys, RequestFailed  # noqa: E402
 from tcccd.wire.errors import ErrorReply  # noqa: E402
 from tcccd.wire.states import SERVING  # noqa: E402
@@ -57,11 +58,17 @@ def bench_fuzz(count: int, workdir: Path) -> None:
                         daemon_extra={"stream_idle_timeout_s": 1.0}) as client:
         pid = client.status_report().pid
         owed, sent, started = set(), 0, time.perf_counter()
+        first_seen: dict[str, int] = {}  # each id, numbered in the order ids first came
+        reused_after: dict[str, int] = {}  # an owed id sent again later: how many new ids came in between
         with RawClient(client.endpoint) as raw:
             for case in cases(count, seed=int(time.time())):
                 for frames in case.frames:
                     raw.send_frames(frames)
                     sent += 1
+                if case.request_id in first_seen and not case.owed:
+                    reused_after[case.request_id] = len(first_seen) - first_seen[case.request_id]
+                elif case.request_id is not None:
+                    first_seen.setdefault(case.request_id, len(first_seen))
                 owed |= {case.request_id} if case.owed else set()
                 if sent % 500 < len(case.frames):
                     raw.collect(quiet_s=0.0)
@@ -71,13 +78,16 @@ def bench_fuzz(count: int, workdir: Path) -> None:
         elapsed_s = time.perf_counter() - started
         report = client.status_report()
     finals = collections.Counter(len(raw.finals(i)) for i in owed)
-    doubled = sum(1 for i in raw.replies if len(raw.finals(i)) > 1)
+    doubled = [i for i in raw.replies if len(raw.finals(i)) > 1]
+    forgotten = sum(1 for i in doubled if reused_after.get(i, 0) > ENDED_REMEMBERED)
     codes = collections.Counter(ErrorReply.from_data(r["data"]).code for rs in raw.replies.values() for r in rs
                                 if r["type"] == "error")
     print(f"fuzz: {sent} messages in {elapsed_s:.1f} s ({sent / elapsed_s:.0f}/s); daemon pid unchanged: "
           f"{report.pid == pid}, worker restarts: {report.stages[0].restarts}, state {report.state}")
     print(f"  owed requests {len(owed)}: answered once {finals[1]}, never {finals[0]}; ids with two or more "
-          f"finals: {doubled}; counters {report.counters.to_data()}")
+          f"finals: {len(doubled)}, of which {forgotten} were sent again after more than {ENDED_REMEMBERED} new ids "
+          f"(the daemon remembers that many ended ids; past them a reused id is a new request); counters "
+          f"{report.counters.to_data()}")
     print(f"  error codes: {dict(codes.most_common())}")
 
 
