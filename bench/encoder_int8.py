@@ -1,22 +1,30 @@
 """Claim under test: a static, per-channel int8 Whisper encoder (ONNX Runtime, calibrated on the tuning set only)
 runs faster on the CPU than the stage's fp32 graph without changing what the stage writes.
 
-What runs, in one process:
-1. the stage as shipped (PluginHarness('whisper', beam 5), its fp32 encoder graph from its own cache) transcribes
-   the tune clips (espeak-ng, plus the kit's Piper voice reading tune.txt at length_scale 1.0); every encoder
-   input it computes (mel.py's log-mel, the window the stage really encodes) is kept as calibration data;
-2. onnxruntime.quantization.quantize_static makes one QDQ graph per calibration method: per-channel s8 weights,
-   u8 activations, only MatMul (constant weights) and Conv, so attention's activation x activation products stay
-   fp32; histograms are collected a few windows at a time (each window's activations are ~0.4 GB);
-3. the same stage, its encoder swapped per clip between fp32 and each int8 graph (alternating, so load hits all
-   alike), on real speech (51 human clips; reporting only), medical_eval_b (reporting only) and tune: WER,
-   invented clinical terms, numbers written wrong, transcripts that changed, the stage's encode_ms;
-4. encoder time per window on the real-speech windows the stage encoded, 1 and 2 threads, fp32 and int8 calls
-   alternating; and ONNX Runtime session options for the fp32 encoder against the stage's own.
+In one process: 1. the stage as shipped (PluginHarness('whisper', beam 5), its own cached fp32 graph) transcribes
+the tune clips (espeak-ng + the kit's Piper voice at length_scale 1.0), keeping every encoder input it computes
+(mel.py's log-mel windows) as calibration data; 2. quantize_static makes a QDQ graph per variant: per-channel s8
+weights, u8 activations, weight MatMuls and Conv only (histograms collected two windows at a time: ~0.4 GB each);
+3. the same stage, its encoder swapped clip by clip between fp32 and each int8 graph (order rotating), on real
+speech (51 human clips; reporting), medical_eval_b (reporting) and tune: WER, invented clinical terms, numbers
+written wrong, transcripts changed; 4. encoder time on the real-speech windows the stage encoded, 1 and 2 threads,
+calls alternating; and ONNX Runtime session options for the fp32 encoder against the stage's own.
 
     .venv/bin/python bench/encoder_int8.py [--variants minmax-fp32mlp2,percentile-fp32mlp2] [--rounds 3]
 
-Figures: see the end of this docstring (filled in from the run that decided).
+Measured 2026-11-24 (b5d19c1, 2 shared cores, load 5.7 before / 6.4 after, 5-9 during; ratios in-run only):
+- feature error |int8 - fp32| / |fp32|: attention products also int8 0.66, weight MatMuls + Conv 0.50, MLP's second
+  Linear kept fp32: MinMax 0.12, Percentile 0.115 (tune and real alike; the dynamic int8 dropped earlier: 0.089).
+- transcripts through the stage (beam 5; WER %, numbers written wrong, transcripts changed; fp32 / MinMax /
+  Percentile): real 3.01 / 4.14 / 4.14 %, numbers 1 / 1 / 1, changed 8 and 6 of 51; medical_eval_b 28.3 / 27.1 /
+  27.5 %, numbers wrong 6 / 16 / 13, changed 17 and 12 of 30; tune 29.2 / 32.8 / 29.5 %, changed 19 and 19 of 40.
+  No invented clinical term in any. Every window the stage encoded was the full 3000 frames (audio_context full).
+- encoder per 30 s window, fp32 / MinMax / Percentile: 1 thread 685 / 497 / 498 ms (0.73x), 2 threads 878 / 714 / 798 ms
+  (0.81x / 0.91x; p99 2.5 / 1.2 / 1.4 s); the all-weights graph (unusable) was 0.83x in a smaller run.
+- fp32 session options vs the stage's (2 threads, no spinning, one inter-op thread, no arena): spinning 1.32x,
+  ORT_PARALLEL with 2 inter-op threads 2.50x, no memory pattern 1.89x, arena 0.96x (kept off: +18 MB measured
+  earlier), 1 intra-op thread 0.82x (under this load; on a quiet box 2 threads should win: the lead's run decides).
+Decision: not wired in. 10-27 % faster, but real-speech WER rises (3.0 -> 4.1 %) and numbers written wrong double.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from tcccd.plugins.whisper.textnorm import corpus_wer  # noqa: E402
 from tcccd.plugins.whisper.vocabulary import default_vocabulary_path, read_vocabulary  # noqa: E402
 
 OUT = asr_corpus.ROOT / "bench" / "out" / "encoder-int8"
+ASR_OUT = asr_corpus.ROOT / "bench" / "out" / "asr"  # bench/asr.py's clips, built once
 METHODS = {"minmax": "MinMax", "percentile": "Percentile", "entropy": "Entropy"}
 HISTOGRAM_STRIDE = 2  # windows per histogram pass: each holds ~0.4 GB of activations
 
@@ -76,9 +85,6 @@ class MelReader:
         mel = next(self.rows, None)
         return None if mel is None else {"mel": mel}
 
-    def rewind(self) -> None:
-        self.rows = iter(self.mels)
-
 
 def stage() -> Any:
     from tcccd.kit.testing import PluginHarness
@@ -100,7 +106,7 @@ def calibration_mels(harness: Any) -> list[np.ndarray]:
         return list(np.load(cached))
     engine = harness.plugin._transcriber.engine
     recorder = engine.encoder = Recorder(engine.encoder)
-    clips = asr_corpus.build_split("tune", asr_corpus.ROOT / "bench" / "out" / "asr")
+    clips = asr_corpus.build_split("tune", ASR_OUT)
     clips += [c for c in asr_corpus.build_piper_split("tune", OUT) if c.path.stem.endswith("-1.0")]
     for clip in clips:
         transcribe(harness, clip.path)
@@ -207,8 +213,7 @@ def option_sessions(path: Path, threads: int) -> dict[str, Any]:
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
     return {"stage": session(), "spinning": session(spin="1"), "parallel-inter2": session(inter=2, parallel=True),
-            "arena": session(arena=True), "no-mem-pattern": session(pattern=False),
-            "intra1": session(intra=1)}
+            "arena": session(arena=True), "no-mem-pattern": session(pattern=False), "intra1": session(intra=1)}
 
 
 def time_sessions(sessions: dict[str, Any], mels: list[np.ndarray], rounds: int) -> dict:
@@ -241,15 +246,12 @@ def report_transcripts(rows: dict) -> dict:
         fp32 = [hyp for _, hyp in per["fp32"]["pairs"]]
         for name, r in per.items():
             changed = [(ref, a, b) for (ref, b), a in zip(r["pairs"], fp32, strict=True) if a != b]
-            c = r["counts"]
-            summary.setdefault(split, {})[name] = {
-                "wer": round(100 * corpus_wer(r["pairs"]), 2), "invented": c["invented"],
-                "numbers_wrong": c["numbers_wrong"], "changed": len(changed),
-                "encode_ms_median": round(statistics.median(r["encode_ms"]), 1),
-                "total_ms_median": round(statistics.median(r["total_ms"]), 1)}
-            print(f"  {split:<15} {name:<12} WER {100 * corpus_wer(r['pairs']):5.2f} %  invented {c['invented']}"
-                  f"  numbers wrong {c['numbers_wrong']}  changed {len(changed)}/{len(fp32)}  stage encode_ms median"
-                  f" {statistics.median(r['encode_ms']):.0f}  total_ms median {statistics.median(r['total_ms']):.0f}")
+            row = summary.setdefault(split, {})[name] = {
+                "wer": round(100 * corpus_wer(r["pairs"]), 2), "invented": r["counts"]["invented"],
+                "numbers_wrong": r["counts"]["numbers_wrong"], "changed": len(changed),
+                "encode_ms_median": round(statistics.median(r["encode_ms"])),
+                "total_ms_median": round(statistics.median(r["total_ms"]))}
+            print(f"  {split:<15} {name:<12} " + "  ".join(f"{k} {v}" for k, v in row.items()))
             for ref, a, b in changed[:8] if name != "fp32" else ():
                 print(f"      ref: {ref}\n      fp32: {a}\n      {name}: {b}")
     return summary
@@ -263,21 +265,19 @@ def main() -> None:
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     results: dict = {"load_before": loadavg()}
-    print("load before:", results["load_before"])
     harness = stage()
     fp32 = harness.plugin._transcriber.engine.encoder
     mels = calibration_mels(harness)
     paths = {"fp32": fp32.path}
-    from tcccd.plugins.whisper.encoders import OnnxEncoder
-
     for variant in args.variants.split(","):
         paths[f"int8-{variant}"] = quantize(fp32.path, mels, variant)
+    from tcccd.plugins.whisper.encoders import OnnxEncoder
+
     encoders = {n: fp32 if n == "fp32" else OnnxEncoder(p, fp32.session.get_session_options().intra_op_num_threads)
                 for n, p in paths.items()}
     results["feature_rel_error_tune"] = {n: feature_error(fp32, e, mels[:8]) for n, e in encoders.items()}
-    splits = {"real": asr_corpus.real_speech(),
-              "medical_eval_b": asr_corpus.build_split("medical_eval_b", asr_corpus.ROOT / "bench" / "out" / "asr"),
-              "tune": asr_corpus.build_split("tune", asr_corpus.ROOT / "bench" / "out" / "asr")}
+    built = {split: asr_corpus.build_split(split, ASR_OUT) for split in ("medical_eval_b", "tune")}
+    splits = {"real": asr_corpus.real_speech(), **built}
     rows, real_mels = compare_transcripts(harness, encoders, splits)
     print(f"real-speech windows the stage encoded: {dict(Counter(m.shape for m in real_mels))}")
     results["feature_rel_error_real"] = {n: feature_error(fp32, e, real_mels[:8]) for n, e in encoders.items()}
@@ -291,7 +291,7 @@ def main() -> None:
     results["session_options"] = report_times("options", time_sessions(option_sessions(fp32.path, 2), timed,
                                                                        args.rounds), "stage")
     results["load_after"] = loadavg()
-    print("load after:", results["load_after"])
+    print("load before / after:", results["load_before"], "/", results["load_after"])
     harness.__exit__(None, None, None)
     (OUT / "results.json").write_text(json.dumps(results, indent=1))
 
