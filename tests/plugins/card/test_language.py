@@ -192,3 +192,14 @@ def test_what_whisper_makes_of_the_kit_s_voice_is_read_as_said(harness: PluginHa
     assert switched.casualty == 2
     assert said(harness, "Treat this casualty too. Pulse one twenty.").casualty == 1
     assert said(harness, "The casualty, too, is bleeding.").casualty == 1
+
+
+def test_a_last_four_is_four_digits_and_a_responder_s_stays_the_responder_s(harness: PluginHarness) -> None:
+    """From the audio bench: 'First responder dies, last 4 5 5 6 7' (Whisper's 'Diaz, last four five five six
+    seven') filled the casualty's last four with '5'."""
+    [event] = said(harness, "First responder dies, last 4 5 5 6 7", casualty=2).events
+    assert (event.kind, event.what.name, event.what.last_four) == ("responder", None, "5567")
+    [event] = said(harness, "Last four 1 2 3 4.").events
+    assert (event.kind, event.what.digits) == ("last_four", "1234")
+    assert said(harness, "Last four 5.").events == []
+    assert said(harness, "Last four 12345.").events == []
