@@ -110,11 +110,12 @@ class Extraction:
 
     def _same_tourniquet(self, finding: Finding) -> bool:
         """'Tourniquet applied to the left leg at 0912. CAT tourniquet.': a tourniquet said with no limb and no
-        category right after one with a limb (nothing between, same transcript) is that tourniquet again, and
-        gives it its type; the sentence-level rule does the same within one sentence (rules_hemorrhage)."""
+        category right after another (nothing between, same transcript) is that tourniquet again, and gives it its
+        type; the sentence-level rule does the same within one sentence (rules_hemorrhage). Two tourniquets said
+        one after the other are told apart by their limbs, which is what a medic says of a second one."""
         what, last = finding.what, self.events[-1] if self.events else None
         if what.kind != "tourniquet" or what.limb is not None or what.category not in (None, "extremity") or \
-                last is None or last.kind != "tourniquet" or last.what.limb is None or last.negated:
+                last is None or last.kind != "tourniquet" or last.negated:
             return False
         if what.device is not None and last.what.device not in (None, what.device):
             return False

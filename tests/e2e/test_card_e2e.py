@@ -1,10 +1,11 @@
 """The casualty card end to end: scenarios spoken by the kit's Piper voice, sent through `transcribe` to a daemon
 running Whisper and the card stage, and the card it keeps compared field by field with the expected card.
 
-Nothing may be invented (asserted); how much is found is printed, not asserted tightly: it measures Whisper on
-this voice as much as the card (bench/card.py reports it by section). One scenario goes through the kit's
-microphone too (a virtual one: PulseAudio's null sink), with the read-back on: what the kit says back is kept
-out of the record by the echo gate.
+Nothing may be invented (asserted; tests.support.card_audio.invented says what counts); how much is found is
+printed, not asserted tightly: it measures Whisper on this voice as much as the card (bench/card.py reports it by
+section, with the voice's usual random noise; here the noise is off, so every run hears the same audio). One
+scenario goes through the kit's microphone too (a virtual one: PulseAudio's null sink), with the read-back on: what
+the kit says back is kept out of the record by the echo gate.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 
 from tcccd.plugins.capture.virtual_mic import pulse_available, running_pulse
 from tcccd.wire.card_replies import CardsReply
-from tests.support.card_audio import clockless, invented, scenario_audio
+from tests.support.card_audio import clockless, invented, steady_audio
 from tests.support.card_fields import expected_fields, fields
 from tests.support.card_scenarios import scenarios
 
@@ -40,7 +41,7 @@ def card_of(daemon, logged: int, timeout_s: float = 30.0) -> set[str]:
 @pytest.mark.parametrize("name", ["gsw_limb_tourniquet_txa", "blast_two_casualties"])
 def test_a_scenario_spoken_by_piper_through_transcribe_invents_nothing(start_daemon, tmp_path, name):
     scenario = SCENARIOS[name]
-    wavs = scenario_audio(scenario, "normal", tmp_path / "piper")
+    wavs = steady_audio(scenario, "normal")
     daemon = start_daemon([ASR, CARD], ROUTES)
     daemon.wait_for(lambda r: r["state"] == "healthy", timeout_s=300)
     with daemon.client(timeout_s=120) as client:
@@ -59,7 +60,7 @@ needs_pulse = pytest.mark.skipif(not pulse_available(), reason="needs pulseaudio
 @needs_pulse
 def test_through_the_microphone_with_read_back_the_kit_s_voice_stays_out_of_the_record(start_daemon, tmp_path):
     scenario = SCENARIOS["gsw_limb_tourniquet_txa"]
-    wavs = scenario_audio(scenario, "normal", tmp_path / "piper")[:4]
+    wavs = steady_audio(scenario, "normal")[:4]
     mic = {"name": "mic", "plugin": "capture", "params": {"latency_ms": 200, "retry_initial_s": 0.2}}
     routes = {**ROUTES, "speak.play": ["piper", "mic"]}
     with running_pulse() as pulse:

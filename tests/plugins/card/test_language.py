@@ -187,6 +187,8 @@ def test_what_whisper_makes_of_the_kit_s_voice_is_read_as_said(harness: PluginHa
     assert tq.words.text == "Tourniquet applied high on the left leg at 0912. CAT tourniquet"
     assert [e.what.limb for e in said(harness, "Tourniquet to the left leg. Tourniquet to the right arm.").events] \
         == ["left leg", "right arm"]
+    [tq] = said(harness, "Tourniquet applied high on the left light at zero nine twelve. C-A-T, tourniquet.").events
+    assert (tq.what.limb, tq.what.device) == (None, "CAT")  # the limb lost by the ASR: one tourniquet, limb blank
     switched = said(harness, "Casualty, too, same blast, pressure dressing to the right arm.")
     assert [(e.casualty, e.kind) for e in switched.events][:2] == [(2, "casualty"), (2, "mechanism")]
     assert switched.casualty == 2
