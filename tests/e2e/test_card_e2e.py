@@ -54,6 +54,10 @@ def test_a_scenario_spoken_by_piper_through_transcribe_invents_nothing(start_dae
     assert len(got & expected) >= len(expected) // 3  # a floor that only a broken path misses
 
 
+def mic_health(report: dict) -> dict:
+    return next(s for s in report["stages"] if s["name"] == "mic")["plugin_health"]
+
+
 needs_pulse = pytest.mark.skipif(not pulse_available(), reason="needs pulseaudio (scripts/system-deps.sh)")
 
 
@@ -66,8 +70,7 @@ def test_through_the_microphone_with_read_back_the_kit_s_voice_stays_out_of_the_
     with running_pulse() as pulse:
         daemon = start_daemon([mic, ASR, CARD, {"name": "piper", "plugin": "piper"}], routes,
                               env={"PULSE_SERVER": pulse.server})
-        daemon.wait_for(lambda r: r["state"] == "healthy" and next(
-            s for s in r["stages"] if s["name"] == "mic")["plugin_health"].get("capture") == "listening", 300)
+        daemon.wait_for(lambda r: r["state"] == "healthy" and mic_health(r).get("capture") == "listening", 300)
         time.sleep(2.0)
         for index, wav in enumerate(wavs):
             path = tmp_path / f"u{index}.wav"
@@ -76,7 +79,8 @@ def test_through_the_microphone_with_read_back_the_kit_s_voice_stays_out_of_the_
             deadline = time.monotonic() + 60  # the medic waits for the read-back before the next sentence
             while daemon.logs().count("card read back") <= index and time.monotonic() < deadline:
                 time.sleep(0.2)
-            time.sleep(3.0)  # the read-back plays (~2 s), then the gate's tail
+            daemon.wait_for(lambda r: not mic_health(r)["playing"], timeout_s=60)  # played out (at any load)
+            time.sleep(1.0)  # the gate's tail (300 ms) and a breath
         time.sleep(5.0)
         record = [e for e in json.loads(daemon.cli("transcripts", "--json").stdout) if e["source"] == "mic"]
     spoken = daemon.logs().count("card read back")
