@@ -19,7 +19,7 @@ Options:
   --purge            with --uninstall: also remove /etc/tcccd, /var/lib/tcccd and /var/cache/tcccd
   --python PATH      interpreter for the venv (default: python3; on a Jetson /usr/bin/python3)
   --platform NAME    jetson, generic or auto (default: auto, a Jetson has /etc/nv_tegra_release)
-  --extras LIST      tcccd extras to install, comma-separated, or none (default: asr,tts,systemd)
+  --extras LIST      tcccd extras to install, comma-separated, or none (default: asr,tts,systemd,capture,card)
   --wheel FILE       install this prebuilt tcccd wheel instead of building one from this checkout
                      (offline installs: build it with `pip wheel --no-deps .` on another machine)
   --pip-args ARGS    extra arguments for pip install, e.g. "--no-deps --no-index" (word-split)
@@ -32,7 +32,7 @@ die() { echo "install.sh: error: $*" >&2; exit 1; }
 say() { echo "==> $*"; }
 
 REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT="" DRY_RUN=0 UNINSTALL=0 PURGE=0 PYTHON="" PLATFORM=auto EXTRAS="asr,tts,systemd,capture"
+ROOT="" DRY_RUN=0 UNINSTALL=0 PURGE=0 PYTHON="" PLATFORM=auto EXTRAS="asr,tts,systemd,capture,card"
 WHEEL="" PIP_ARGS="" START=1 CHANGES=0
 
 while [[ $# -gt 0 ]]; do

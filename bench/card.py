@@ -9,9 +9,10 @@ split by section of DD 1380.
 
 Time, per final transcript, side by side in one run: the whole card update (rules + log append + projection),
 each part alone, and as the reference floor the transcript journal's own durable append (the write that already
-precedes every transcript). Part "text" only; the audio part (Piper voice at two rates through the daemon)
-feeds the same `score` and `Timings` from the daemon's transcripts.
-Usage: python bench/card.py [--rounds 5] [--json bench/out/card.json]
+precedes every transcript). With --audio, the same scenarios spoken by the kit's Piper voice at two paces go
+through a running daemon (bench/card_audio.py): fields by section, the card update after the final transcript
+as a subscriber sees it, and the read-back's first audio after the update.
+Usage: python bench/card.py [--rounds 5] [--audio] [--json bench/out/card.json]
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from tests.support.card_fields import expected_fields, fields  # noqa: E402
 from tests.support.card_scenarios import CardPipeline, Scenario, scenarios, segment  # noqa: E402
 
 SECTIONS = "ABCEFGH"
-GOALS = {"precision": 1.0, "recall": 0.90, "update_p99_ms": 50.0}
+GOALS = {"precision": 1.0, "recall": 0.90, "audio_recall": 0.75, "update_p99_ms": 50.0, "readback_ms": 300.0}
 
 
 @dataclass
@@ -122,6 +123,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="times every scenario is run for the timings")
     parser.add_argument("--json", type=Path, default=REPO / "bench" / "out" / "card.json")
+    parser.add_argument("--audio", action="store_true", help="also the audio part, through a daemon (minutes)")
+    parser.add_argument("--paces", default="normal,slow", help="Piper paces for --audio (tests/support/card_audio)")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     results: dict = {"sets": {}, "per_scenario": {}}
@@ -156,8 +159,39 @@ def main() -> None:
           f"; recall >= 90% (tune, heldout): " + ", ".join(f"{results['sets'][s]['recall']:.1%}" for s in ("tune",
                                                                                                          "heldout"))
           + f"; update p99 <= 50 ms: {'met' if update_p99 <= GOALS['update_p99_ms'] else 'NOT met'}")
+    if args.audio:
+        results["audio"] = audio_part(args.paces.split(","))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, indent=1))
+
+
+def audio_part(paces: list[str]) -> dict:
+    from card_audio import run_audio
+
+    print(f"\naudio part: load average before: {os.getloadavg()[0]:.2f}")
+    runs, logged = run_audio(scenarios(), paces)
+    out: dict = {}
+    for pace, run in runs.items():
+        by_set: dict[str, Score] = defaultdict(Score)
+        for scenario in scenarios():
+            by_set[scenario.set].add(run.got[scenario.name], expected_fields(scenario.expected))
+        out[pace] = {s: report(f"audio ({pace} pace), {s} scenarios", score) for s, score in sorted(by_set.items(),
+                                                                                                  reverse=True)}
+        out[pace]["heard"] = run.heard
+        p50, p99 = percentiles(run.update_ms)
+        print(f"  card event after the transcript event, seen by a subscriber ({len(run.update_ms)}): "
+              f"p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+        out[pace]["update_ms"] = {"p50": p50, "p99": p99, "n": len(run.update_ms)}
+    for label, values in (("daemon's card update after the journal append", logged.daemon_update_ms),
+                          ("read-back first audio after the card update", logged.readback_ms)):
+        if values:
+            p50, p99 = percentiles(values)
+            print(f"  {label} ({len(values)}): p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+            out[label] = {"p50": p50, "p99": p99, "n": len(values)}
+        else:
+            print(f"  {label}: none measured (no virtual microphone: the read-back needs a speaker)")
+    print(f"audio part: load average after: {os.getloadavg()[0]:.2f}")
+    return out
 
 
 if __name__ == "__main__":

@@ -171,6 +171,8 @@ class ProfileFile(Strict):
     memory: BudgetOverride | None = Field(None, description="this profile's memory budget (daemon.memory otherwise)")
     power_mode: str | None = Field(None, pattern=MODE_NAME.pattern, description="nvpmodel mode by name (15W, "
                                    "MAXN_SUPER, ...), looked up in /etc/nvpmodel.conf; ignored off a Jetson")
+    readback: bool = Field(True, description="read each casualty card entry back on the kit's speaker once it is "
+                                             "logged (routes.speak.play)")
 
 
 def load_profile(config: Config, name: str) -> ProfileFile:

@@ -12,6 +12,7 @@ from typing import Any
 
 from tcccd import config as cfg
 from tcccd.cli import capture as capture_commands
+from tcccd.cli import card as card_commands
 from tcccd.cli import status_screen as status_mod
 from tcccd.cli import telemetry as telemetry_commands
 from tcccd.wire.client import Client, DaemonNotRunning, RequestFailed
@@ -200,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     command("plugins", "list installed plugins", cmd_plugins)
     telemetry_commands.register(sub, command, lambda args: cfg.load(_config_path(args)))
     capture_commands.register(sub, command, _endpoint)
+    card_commands.register(sub, command, _endpoint)
     config_tools = sub.add_parser("config", help="config tools").add_subparsers(dest="config_command", required=True)
     command("check", "validate a config file without starting", cmd_config_check, config_tools).add_argument("file")
     key_tools = sub.add_parser("keys", help="CurveZMQ keys for remote access").add_subparsers(

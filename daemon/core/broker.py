@@ -11,7 +11,8 @@ The broker decides; the supervisor sends to workers and keeps the stage
 counters (`send_to_stage`, `cancel`, ...); local requests (status,
 profiles) are answered by the handler the daemon gives (`local`); whether a new
 request is accepted is tcccd.core.admission's to say; replies leave through the
-client's door (tcccd.core.clients), or, for audio no client sent, through the
+client's door (tcccd.core.clients), to the part that sent it for the daemon's own
+requests (the casualty card), or, for audio no client sent, through the
 source router (tcccd.core.sources), which also turns a worker output whose id no
 client opened (a microphone's utterance) into a request. Each finished
 utterance is journalled, then published, through the transcript feed.
@@ -27,7 +28,7 @@ import structlog
 
 from tcccd.config import Config
 from tcccd.core.admission import Admission, route_key
-from tcccd.core.clients import ClientSockets, door_of, is_source
+from tcccd.core.clients import ClientSockets, door_of, is_internal, is_source
 from tcccd.core.requests import Request, RequestTable
 from tcccd.core.sources import SourceRouter
 from tcccd.core.supervisor import Supervisor
@@ -44,7 +45,7 @@ class Broker:
     def __init__(self, config: Callable[[], Config], supervisor: Supervisor, requests: RequestTable,
                  admission: Admission, clients: ClientSockets, sources: SourceRouter, feed: TranscriptFeed,
                  publish: Callable[[str, Message], None], on_error: Callable[[str, str], None],
-                 local: Callable[[Message, Respond], None]) -> None:
+                 local: Callable[[Message, Respond], None], internal: Callable[[bytes, Message], None]) -> None:
         self.config = config
         self.supervisor = supervisor
         self.requests = requests
@@ -55,6 +56,7 @@ class Broker:
         self.publish = publish
         self.on_error = on_error
         self.local = local
+        self.internal = internal
         self.held: dict[str, list[tuple[str, Message]]] = {}  # stage -> messages waiting for its worker to load
         self.counters = {"unreadable_messages": 0, "bad_messages": 0, "late_outputs": 0}
         self.log = structlog.get_logger()
@@ -67,6 +69,8 @@ class Broker:
     def reply(self, client: bytes, message: Message) -> None:
         if is_source(client):  # a request a source stage (the microphone) opened
             self.sources.on_reply(client, message)
+        elif is_internal(client):  # a request the daemon sent itself (the casualty card)
+            self.internal(client, message)
         else:
             self.clients.send(client, message)
 

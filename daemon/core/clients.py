@@ -8,7 +8,9 @@ pass for another kind:
   in-process socket (`DOOR_ENDPOINT`) that nothing outside this process can
   connect to, whatever routing id a ZeroMQ client chooses;
 - `source:<stage>`: audio no client sent (the microphone), opened by
-  tcccd.core.sources and answered there, never on a socket.
+  tcccd.core.sources and answered there, never on a socket;
+- `internal:<part>`: requests the daemon sends itself (the casualty card's
+  `card.extract` and its read-back), answered to that part, never on a socket.
 
 The broker routes by key; this module turns keys into sockets and back.
 """
@@ -26,11 +28,16 @@ from tcccd.wyoming_door.settings import DOOR_ENDPOINT
 ZMQ_CLIENT = b"zmq:"
 DOOR_CLIENT = b"wyoming:"
 SOURCE_CLIENT = b"source:"
+INTERNAL_CLIENT = b"internal:"
 CLIENT_LINGER_MS = 500
 
 
 def is_source(client: bytes) -> bool:
     return client.startswith(SOURCE_CLIENT)
+
+
+def is_internal(client: bytes) -> bool:
+    return client.startswith(INTERNAL_CLIENT)
 
 
 def door_of(client: bytes) -> str:

@@ -34,6 +34,7 @@ from tcccd import config as cfg
 from tcccd.core import health, reload
 from tcccd.core.admission import Admission
 from tcccd.core.broker import Broker
+from tcccd.core.card_keeper import CardKeeper
 from tcccd.core.clients import ClientSockets
 from tcccd.core.control import ControlRouter
 from tcccd.core.governor import ProfileGovernor
@@ -74,22 +75,28 @@ class Daemon:
             "profile", Message("profile", data=info)))
         # Requests and battery/thermal caps decide which profile runs; the switcher applies it (issue 12).
         self.governor = ProfileGovernor(config, self.profiles, self.publish)
-        # Every final transcript, from the microphone or a client: journalled, then published (issue 11).
+        # Every final transcript, from the microphone or a client: journalled, then published (issue 11), then
+        # extracted onto the casualty card (issue 23), whose requests go through the broker like a client's.
+        self.card = CardKeeper(lambda: self.config, lambda: self.feed.journal, lambda: self.profiles.current["name"],
+                               lambda client, message: self.broker.on_client(client, message), self.publish,
+                               self.errors.note)
         self.feed = TranscriptFeed(reload.open_journal(config), self.publish, lambda: self.profiles.current["name"],
-                                   self.errors.note)
+                                   self.errors.note, self.card.heard)
         self.requests = RequestTable(d)
         self.memory = MemoryHook(lambda: self.config, self.supervisor, self.requests, self.profiles, self.publish)
         self.admission = Admission(lambda: self.config, self.supervisor, self.requests, self.memory.admission)
         self.clients = ClientSockets(d.client_endpoint, d.max_request_bytes)
         self.sources = SourceRouter(lambda: self.config, self.supervisor, self.requests, self.feed)
         self.broker = Broker(lambda: self.config, self.supervisor, self.requests, self.admission, self.clients,
-                             self.sources, self.feed, self.publish, self.errors.note, self.answer_local)
+                             self.sources, self.feed, self.publish, self.errors.note, self.answer_local,
+                             self.card.on_reply)
         self.door = reload.open_door(config, self.ctx, lambda: self.config)
         self.local = LocalRequests(lambda: self.config, self.supervisor, self.governor, self.requests, self.feed,
                                    self.errors, lambda: self.draining_until is not None,
                                    {"counters": self.broker.report, "sources": self.sources.report,
                                     "memory": self.memory.report,
-                                    "wyoming": lambda: self.door.report() if self.door else None})
+                                    "wyoming": lambda: self.door.report() if self.door else None},
+                                   self.card.answer)
         self.control = ControlRouter(self.supervisor, {
             "ready": self.supervisor.on_ready, "setup_failed": self.supervisor.on_setup_failed,
             "profile_applied": self.profiles.on_applied, "released": self.memory.on_released})
@@ -97,6 +104,7 @@ class Daemon:
                                      lambda: health.summary_line(self.local.report()))
         self.every(d.telemetry.interval_s, self.governor.tick)
         self.every(0, self.memory.tick)
+        self.every(0, self.card.tick)
 
     def every(self, interval_s: float, hook: Callable[[float], None]) -> None:
         """Run `hook(now_monotonic)` from the main loop at most every `interval_s` seconds (0: every tick)."""
@@ -227,6 +235,7 @@ class Daemon:
         door_closed = self.door is None or self.door.stop()
         self.governor.close()
         self.feed.use_journal(None)
+        self.card.close()
         signal.set_wakeup_fd(-1)
         self.security.stop()
         if door_closed:  # a door thread that did not end still holds sockets: terminating would wait for them

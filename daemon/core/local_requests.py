@@ -1,4 +1,4 @@
-"""Requests the daemon answers itself: ping, status, profile.get, profile.set and transcripts.since.
+"""Requests the daemon answers itself: ping, status, profile.get, profile.set, transcripts.since and the card's.
 
 They never reach a worker. `report()` is also what systemd's STATUS= line and
 `tcccd status` show, so the health report is built here, in one place. Every
@@ -24,7 +24,7 @@ from tcccd.core.profile_switch import SwitchResult
 from tcccd.core.requests import RequestTable
 from tcccd.core.supervisor import Supervisor
 from tcccd.record.feed import TranscriptFeed
-from tcccd.wire.messages import ProfileSet, TranscriptsSince
+from tcccd.wire.messages import CARD_TYPES, ProfileSet, TranscriptsSince
 from tcccd.wire.protocol import Message
 from tcccd.wire.replies import Pong, ProfileReply, TranscriptsReply
 from tcccd.wire.status import StatusReport
@@ -38,7 +38,7 @@ class LocalRequests:
 
     def __init__(self, config: Callable[[], Config], supervisor: Supervisor, switcher: ProfileGovernor,
                  requests: RequestTable, feed: TranscriptFeed, errors: RecentErrors, stopping: Callable[[], bool],
-                 sections: dict[str, Callable[[], Any]]) -> None:
+                 sections: dict[str, Callable[[], Any]], card: Callable[[Message], Message]) -> None:
         self.config = config
         self.supervisor = supervisor
         self.switcher = switcher
@@ -47,6 +47,7 @@ class LocalRequests:
         self.errors = errors
         self.stopping = stopping
         self.sections = sections
+        self.card = card
         self.started_at = time.time()
 
     def answer(self, message: Message, respond: Respond) -> None:
@@ -59,6 +60,8 @@ class LocalRequests:
             respond(ProfileReply.from_data(self.switcher.info()).answer(message))
         elif message.type == "transcripts.since":
             respond(self._transcripts_since(message))
+        elif message.type in CARD_TYPES:
+            respond(self.card(message))
         else:  # profile.set, its data checked at the edge (tcccd.wire.messages)
             ask = ProfileSet.model_validate(message.data)
             self.switcher.switch(ask.name, ask.reason, lambda result: respond(_switch_reply(message, result)),

@@ -8,12 +8,15 @@ new row, not a change. The card is a projection of this log
 (tcccd.record.card_projection); rebuilding it from the log gives the same card.
 The events of one transcript are written in one transaction, and an event id is
 stored once: handing the same transcript's events in twice (a retry, a replay
-after a crash) appends nothing the second time.
+after a crash) appends nothing the second time. Which journal entries have been
+through the card stage is written in the same transaction (`card_extracted`), so
+after kill -9 the daemon knows which transcripts still need their events.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 
 from tcccd.wire.card_events import Event, Review
@@ -35,6 +38,12 @@ CREATE TABLE IF NOT EXISTS card_reviews (
     ts REAL NOT NULL,
     by TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS card_extracted (
+    journal_seq INTEGER PRIMARY KEY,
+    casualty INTEGER NOT NULL,
+    events INTEGER NOT NULL,
+    outcome TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS card_events_casualty ON card_events(casualty);
 """
 APPEND_ONLY = """
@@ -45,6 +54,16 @@ BEGIN SELECT RAISE(ABORT, '{table} is append-only: add a review instead of delet
 """
 
 
+@dataclass(frozen=True)
+class Extracted:
+    """A journal entry the card stage has read: the casualty current after it, and how it went (`events`, or
+    why it was skipped)."""
+
+    journal_seq: int
+    casualty: int
+    outcome: str = "events"
+
+
 class UnknownEvent(LookupError):
     """A review named an event id the log does not hold."""
 
@@ -53,7 +72,8 @@ class CardLog:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
         self.db.executescript(SCHEMA + APPEND_ONLY.format(table="card_events")
-                              + APPEND_ONLY.format(table="card_reviews"))
+                              + APPEND_ONLY.format(table="card_reviews")
+                              + APPEND_ONLY.format(table="card_extracted"))
 
     @classmethod
     def open(cls, path: Path) -> CardLog:
@@ -65,11 +85,16 @@ class CardLog:
         db.execute("PRAGMA synchronous=FULL")
         return cls(db)
 
-    def append(self, events: list[Event]) -> list[Event]:
+    def append(self, events: list[Event], extracted: Extracted | None = None) -> list[Event]:
         """Write the events of one transcript in one transaction; those newly stored (an id already in the log is
-        not stored again). Returns once they are on disk."""
+        not stored again). `extracted` marks its journal entry done in the same transaction. Returns once they are
+        on disk."""
         stored = []
         with self._transaction():
+            if extracted is not None:
+                self.db.execute("INSERT OR IGNORE INTO card_extracted (journal_seq, casualty, events, outcome) "
+                                "VALUES (?, ?, ?, ?)", (extracted.journal_seq, extracted.casualty, len(events),
+                                                        extracted.outcome))
             for event in events:
                 cursor = self.db.execute(
                     "INSERT OR IGNORE INTO card_events (id, casualty, kind, journal_seq, logged_ts, event) "
@@ -95,9 +120,17 @@ class CardLog:
         rows = self.db.execute("SELECT event FROM card_events WHERE seq > ? ORDER BY seq", (after_seq,)).fetchall()
         return [Event.model_validate_json(r[0]) for r in rows]
 
+    def count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM card_events").fetchone()[0])
+
     def reviews(self) -> list[Review]:
         rows = self.db.execute("SELECT event_id, action, ts, by FROM card_reviews ORDER BY seq").fetchall()
         return [Review(event=r[0], action=r[1], ts=r[2], by=r[3]) for r in rows]
+
+    def last_extracted(self) -> int:
+        """The last journal entry marked extracted (0: none): the entries after it still need the card stage."""
+        row = self.db.execute("SELECT MAX(journal_seq) FROM card_extracted").fetchone()
+        return int(row[0] or 0)
 
     def current_casualty(self) -> int:
         """The casualty of the last event appended (a switch is an event of the casualty switched to); 1 when the

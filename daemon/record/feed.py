@@ -3,7 +3,10 @@
 From the microphone, a client's `transcribe` or `stream`, or the Wyoming door:
 append to the journal (tcccd.record.journal), then publish with `journal_seq`
 so a subscriber that reconnects knows where to resume (`transcripts.since`).
-Partials are published as they come and never journalled.
+Partials are published as they come and never journalled. Whoever reads the
+record as it grows (the casualty card, tcccd.core.card_keeper) is told of each
+transcript after it was journalled and published (`heard`: its source, whether
+it was a partial, its journal_seq).
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ class TranscriptFeed:
     """
 
     def __init__(self, journal: TranscriptJournal | None, publish: Callable[[str, Any], None],
-                 profile: Callable[[], str], on_error: Callable[[str, str], None]) -> None:
+                 profile: Callable[[], str], on_error: Callable[[str, str], None],
+                 heard: Callable[[str, bool, int | None], None] = lambda source, partial, seq: None) -> None:
         self.journal = journal
+        self.heard = heard
         self.publish = publish
         self.profile = profile
         self.on_error = on_error
@@ -52,10 +57,12 @@ class TranscriptFeed:
                 self._alert_unrecorded(message, str(exc))
         published = replace(message, data=data)
         self.publish("transcript", replace(published, stage=None))
+        self.heard(source, False, data.get("journal_seq"))
         return published
 
     def partial(self, message: Any, source: str) -> None:
         self.publish("transcript", replace(message, data={**message.data, "source": source}, stage=None))
+        self.heard(source, True, None)
 
     def _alert_unrecorded(self, message: Any, reason: str) -> None:
         """The medic's record has a gap: say it everywhere an operator looks, and still publish."""

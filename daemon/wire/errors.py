@@ -48,6 +48,8 @@ ERROR_CODES: dict[str, str] = {
     "upstream_timeout": "the configured completions endpoint was too slow",
     "upstream_error": "the configured completions endpoint answered with an error",
     "no_device": "the capture stage has no audio device (unplugged, no sound card); it retries by itself",
+    "unknown_casualty": "card.get named a casualty that has no card",
+    "unknown_event": "card.confirm or card.reject named an event id the card log does not hold",
 }
 
 

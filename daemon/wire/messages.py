@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
+from tcccd.wire.card_events import EVENT_ID
 from tcccd.wire.protocol import Message
 from tcccd.wire.validation import format_validation_error
 
@@ -65,12 +66,28 @@ class TranscriptsSince(_Data):
     limit: StrictInt = Field(10000, ge=1, le=10000, description="at most this many, oldest first")
 
 
+class CardGet(_Data):
+    """Every casualty's card, or one."""
+
+    casualty: StrictInt | None = Field(None, ge=1, le=999, description="one casualty's card (1-999); all when absent")
+
+
+class CardReview(_Data):
+    """The medic's or a tablet's verdict on one card event; appended to the card log, never an update."""
+
+    event: StrictStr = Field(pattern=EVENT_ID, description="an event id from the card (`j12.3`: the third event "
+                                                          "of journal entry 12)")
+    by: StrictStr = Field("medic", min_length=1, max_length=64, description="who reviewed: `medic`, a tablet's name")
+
+
 REQUESTS: dict[str, type[BaseModel]] = {
     "transcribe": AudioRequest, "stream": AudioRequest, "speak": Speak, "speak.tokens": SpeakTokens,
     "status": Empty, "ping": Empty, "profile.get": Empty, "profile.set": ProfileSet, "cancel": Empty,
     "capture.mute": Empty, "capture.unmute": Empty, "transcripts.since": TranscriptsSince,
+    "card.get": CardGet, "card.confirm": CardReview, "card.reject": CardReview,
 }
-LOCAL_TYPES = ("status", "ping", "profile.get", "profile.set", "transcripts.since")
+CARD_TYPES = ("card.get", "card.confirm", "card.reject")
+LOCAL_TYPES = ("status", "ping", "profile.get", "profile.set", "transcripts.since", *CARD_TYPES)
 
 
 def check_request(message: Message) -> str | None:

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from tcccd.wire.card_replies import CardReviewed, CardsReply, CardUpdate
 from tcccd.wire.errors import ErrorReply
 from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, Str
 from tcccd.wire.protocol import Message
@@ -215,13 +216,13 @@ class Alert(Reply):
 
     TYPE: ClassVar[str] = "alert"
     message: Str = Field(description="what happened, for a person")
-    kind: Str | None = Field(None, description="`journal_full` or `speech_dropped`")
+    kind: Str | None = Field(None, description="`journal_full`, `speech_dropped` or `card_skipped`")
     source: Str | None = Field(None, description="`memory` for the memory capper's actions")
     worker: Str | None = Field(None, description="the worker that was lost")
-    request_id: Str | None = Field(None, description="speech_dropped: the request")
+    request_id: Str | None = Field(None, description="speech_dropped, card_skipped: the request")
     start_s: Float | None = Field(None, description="speech_dropped: start of the speech left out")
     end_s: Float | None = Field(None, description="speech_dropped: its end")
-    reason: Str | None = Field(None, description="why (speech_dropped, memory)")
+    reason: Str | None = Field(None, description="why (speech_dropped, card_skipped, memory)")
     action: Str | None = Field(None, description="memory: `release`, `unload`, `step_down`, `refuse`, `resume`")
     targets: list[Str] | None = Field(None, description="memory: the workers or profile acted on")
     ts: Float | None = Field(None, description="memory: when")
@@ -231,7 +232,7 @@ class Alert(Reply):
 
 REPLIES: dict[str, type[Reply]] = {model.TYPE: model for model in (
     Pong, StatusReport, ProfileReply, ProfileDecision, Transcript, TranscriptsReply, AudioReply, CaptureReply,
-    Alert, ErrorReply)}
+    Alert, ErrorReply, CardsReply, CardReviewed, CardUpdate)}
 
 
 def read_reply(message: Message) -> Any:

@@ -3,6 +3,10 @@
 Two modes. `gate` (the default) silences the microphone while the speaker
 plays and for a tail after, long enough for the room's echo to die: nothing
 tcccd says can be transcribed, and nothing the medic says meanwhile is heard.
+The gate keeps time by the samples themselves as well as by the clock: a block
+captured in the same callbacks as sound played, and the device's echo delay
+plus the tail after it, are gated however late the stage gets to them (a
+loaded CPU processes blocks late, when the clock says playback is long over).
 `aec` runs WebRTC AEC3 on every 10 ms frame, fed the exact samples played in
 the same duplex callback, so the medic stays audible while tcccd talks; a
 voice detector on the cancelled signal is what lets the medic barge in.
@@ -23,6 +27,7 @@ FRAME_SAMPLES = RATE_HZ // 100  # AEC3 and the voice detector work on 10 ms fram
 class EchoSettings:
     mode: Literal["gate", "aec"] = "gate"
     gate_tail_ms: int = 300
+    echo_delay_ms: int = 0  # from a block handed to the speaker to its echo in the microphone's blocks
     aec_delay_ms: int = 0
     barge_in: bool = True
     barge_in_probability: float = 0.7
@@ -40,6 +45,7 @@ class EchoGuard:
         self._near = np.zeros(0, np.float32)
         self._far = np.zeros(0, np.float32)
         self._speech_frames = 0
+        self._tail_samples = 0  # microphone samples still to gate after the last block played with sound
         self.gated_samples = 0
         if settings.mode == "aec":
             import pywebrtc_audio
@@ -54,7 +60,11 @@ class EchoGuard:
         `speaking` is whether playback is under way; `since_sound_s` how long ago the speaker last made sound.
         """
         if self._aec is None:
-            gated = speaking or since_sound_s * 1000 < self.settings.gate_tail_ms
+            if np.any(far):
+                self._tail_samples = len(near) + RATE_HZ * (self.settings.gate_tail_ms
+                                                            + self.settings.echo_delay_ms) // 1000
+            gated = speaking or since_sound_s * 1000 < self.settings.gate_tail_ms or self._tail_samples > 0
+            self._tail_samples = max(0, self._tail_samples - len(near))
             if gated:
                 self.gated_samples += len(near)
                 return np.zeros_like(near), False

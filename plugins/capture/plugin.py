@@ -89,7 +89,8 @@ class CapturePlugin(Plugin):
 
     def _echo_settings(self) -> EchoSettings:
         p = self.params
-        return EchoSettings(mode=p.echo, gate_tail_ms=p.gate_tail_ms, aec_delay_ms=p.aec_delay_ms,
+        return EchoSettings(mode=p.echo, gate_tail_ms=p.gate_tail_ms, echo_delay_ms=2 * p.latency_ms,
+                            aec_delay_ms=p.aec_delay_ms,
                             barge_in=p.barge_in, barge_in_probability=p.barge_in_probability,
                             barge_in_frames=max(1, p.barge_in_ms // 10), barge_in_min_dbfs=p.barge_in_min_dbfs)
 

@@ -37,6 +37,9 @@ from tcccd.plugins.card.sentences import Sentence, numbers_in
 
 _NAMED = re.compile(r"\b(?:back\s+to\s+)?(?:casualty|patient|pt)\s+(?:number\s+|#\s*)?(?=\w)")
 _NEXT = re.compile(r"\bnext\s+(?:casualty|patient)\b")
+# Whisper writes "Casualty two." as "Casualty, too, ..." (tiny.en, the kit's own voice): read as a switch only where
+# "too" cannot mean "also", the whole of a sentence's opening words ("Casualty too." / "Casualty, too, same blast")
+_TOO = re.compile(r"\s*(?:casualty|patient)\s*,?\s+(too)\s*(?:[,.]|$)")
 MAX_CASUALTY = 999
 _NEGATION_BEFORE = re.compile(r"\b(?:no|not|denies|denied|without|negative\s+for|absent|none|never|nor)\b")
 _NEGATION_AFTER = re.compile(r"\s*(?:is\s+|was\s+)?(?:not\s+(?:needed|required|indicated|applied|given|done|"
@@ -69,6 +72,9 @@ def switches(s: Sentence) -> Iterator[Switch]:
                 1 <= number.value <= MAX_CASUALTY and number.value == int(number.value):
             found.append(Switch(int(number.value), match.start(), number.end))
     found += [Switch(None, m.start(), m.end()) for m in _NEXT.finditer(s.lower, s.start, s.end)]
+    too = _TOO.match(s.lower, s.start, s.end)
+    if too and not found:
+        found.append(Switch(2, s.start + len(too.group(0)) - len(too.group(0).lstrip()), too.end(1)))
     yield from sorted(found, key=lambda w: w.start)
 
 

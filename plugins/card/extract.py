@@ -90,6 +90,8 @@ class Extraction:
 
     def _finding(self, s: Sentence, finding: Finding, said: list[Said], correcting: bool) -> bool:
         is_negated = negated(s, finding.start, finding.end)
+        if not is_negated and self._same_tourniquet(finding):
+            return True
         if finding.rule.endswith(".incomplete") and not is_negated:
             return False
         if finding.what.kind in TREATMENTS and not is_negated and not_done(s, finding.start):
@@ -104,6 +106,25 @@ class Extraction:
                  "out_of_range": out_of_range(finding.what),
                  "uncertain": any(a < end and start < b for a, b in self.uncertain)}
         self._emit(finding.what, start, end, finding.rule, when, flags)
+        return True
+
+    def _same_tourniquet(self, finding: Finding) -> bool:
+        """'Tourniquet applied to the left leg at 0912. CAT tourniquet.': a tourniquet said with no limb and no
+        category right after another (nothing between, same transcript) is that tourniquet again, and gives it its
+        type; the sentence-level rule does the same within one sentence (rules_hemorrhage). Two tourniquets said
+        one after the other are told apart by their limbs, which is what a medic says of a second one."""
+        what, last = finding.what, self.events[-1] if self.events else None
+        if what.kind != "tourniquet" or what.limb is not None or what.category not in (None, "extremity") or \
+                last is None or last.kind != "tourniquet" or last.negated:
+            return False
+        if what.device is not None and last.what.device not in (None, what.device):
+            return False
+        start, end = last.words.start_char, max(last.words.end_char, finding.end)
+        merged = last.what.model_copy(update={"device": last.what.device or what.device})
+        self.events[-1] = last.model_copy(update={
+            "what": merged, "words": TextSpan(start_char=start, end_char=end, text=self.request.text[start:end]),
+            "heard": self.trail.heard(start, end),
+            "uncertain": last.uncertain or any(a < end and start < b for a, b in self.uncertain)})
         return True
 
     def _emit(self, what: object, start: int, end: int, rule: str, when: Said | None, flags: dict) -> None:

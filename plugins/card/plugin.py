@@ -3,11 +3,14 @@
 Deterministic rules, no model, no state between requests: everything a request
 needs travels in it (tcccd.wire.card_stage), so a restarted worker gives the
 same events for the same transcript. The daemon appends the events to the card
-log and keeps the current casualty; this stage only reads.
+log and keeps the current casualty; this stage only reads. A request or reply
+too big for the JSON header (a long recording's transcript, its many events)
+carries the same JSON in the payload frame instead of `data`.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 from pydantic import ValidationError
@@ -17,6 +20,8 @@ from tcccd.plugins.card.extract import extract
 from tcccd.wire.card_stage import EVENTS_TYPE, EXTRACT_TYPE, CardExtract
 from tcccd.wire.protocol import Message
 from tcccd.wire.validation import format_validation_error
+
+IN_DATA_BYTES = 48 * 1024  # a body over this travels as JSON in the payload frame (the header is capped at 64 KiB)
 
 
 class CardParams(PluginParams):
@@ -39,9 +44,16 @@ class CardPlugin(Plugin):
     def process(self, message: Message) -> Iterator[Message]:
         if message.type != EXTRACT_TYPE:
             raise PluginError(f"the card stage reads {EXTRACT_TYPE!r} messages, not {message.type!r}")
+        where = "payload" if message.payload else "data"
         try:
-            request = CardExtract.model_validate(message.data)
+            request = CardExtract.model_validate_json(message.payload) if message.payload else \
+                CardExtract.model_validate(message.data)
         except ValidationError as exc:
-            raise PluginError("; ".join(format_validation_error(CardExtract, exc, "data")),
+            raise PluginError("; ".join(format_validation_error(CardExtract, exc, where)),
                               code="bad_message") from None
-        yield message.reply(EVENTS_TYPE, extract(request).model_dump(mode="json"), final=True)
+        result = extract(request)
+        body = result.model_dump(mode="json")
+        if len(json.dumps(body)) <= IN_DATA_BYTES:
+            yield message.reply(EVENTS_TYPE, body, final=True)
+        else:  # many events: past what the 64 KiB JSON header holds
+            yield message.reply(EVENTS_TYPE, final=True, payload=result.model_dump_json().encode())

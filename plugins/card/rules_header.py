@@ -30,6 +30,7 @@ _NKA = re.compile(r"\bno\s+known\s+(?:drug\s+)?allergies\b|\bnkda\b|\bnka\b")
 _ALLERGIC = re.compile(r"\ballergic\s+to\s+(?P<v>[^,]+)|\ballergies?(?:\s+to|\s*:)\s+(?P<w>[^,]+)")
 _RESPONDER = re.compile(r"(?i:\b(?:first\s+responder|responder|treated\s+by)(?:\s+is)?)\s+(?P<name>[A-Z][\w'-]*"
                         r"(?:\s+[A-Z][\w'-]*)?)")
+_RESPONDER_WORD = re.compile(r"\b(?:first\s+responder|responder|treated\s+by)\b", re.IGNORECASE)
 _NOTE = re.compile(r"\s*note\b[\s,:]*")
 
 
@@ -47,8 +48,8 @@ def evacuation(s: Sentence) -> Iterator[Finding]:
 
 
 def last_four(s: Sentence) -> Iterator[Finding]:
-    if _RESPONDER.search(s.text, s.start, s.end):
-        return  # the responder's own last four (see responder)
+    if _RESPONDER_WORD.search(s.text, s.start, s.end):
+        return  # the responder's own last four, named or not (see responder)
     for match in _LAST_FOUR.finditer(s.lower, s.start, s.end):
         digits = _digits_at(s, match.end())
         if digits:
@@ -56,10 +57,14 @@ def last_four(s: Sentence) -> Iterator[Finding]:
 
 
 def _digits_at(s: Sentence, at: int) -> tuple[str, int] | None:
-    number = next(iter(numbers_in(s.text, at, s.end)), None)
-    if number is None or number.start != at or not number.digits:
-        return None
-    return number.digits, number.end
+    """The four digits said at `at` ('5567', or digit by digit as Whisper may write them: '5 5 6 7'); None when
+    what follows is not four digits: a last four is never filled from a part of one."""
+    digits, end = "", at
+    for number in numbers_in(s.text, at, s.end):
+        if number.start != end + (1 if digits else 0) or not number.digits or len(digits) >= 4:
+            break
+        digits, end = digits + number.digits, number.end
+    return (digits, end) if len(digits) == 4 else None
 
 
 def battle_roster(s: Sentence) -> Iterator[Finding]:
@@ -91,12 +96,17 @@ def allergies(s: Sentence) -> Iterator[Finding]:
 
 
 def responder(s: Sentence) -> Iterator[Finding]:
-    match = _RESPONDER.search(s.text, s.start, s.end)
+    """'First responder Diaz, last four 5567'; a name the ASR did not write as one ('first responder dies') is
+    left blank, and the last four said with it is still the responder's."""
+    match = _RESPONDER.search(s.text, s.start, s.end) or _RESPONDER_WORD.search(s.text, s.start, s.end)
     if match is None:
         return
+    name = match.group("name") if "name" in match.re.groupindex else None
     four = _LAST_FOUR.search(s.lower, match.end(), s.end)
     digits = _digits_at(s, four.end()) if four else None
-    yield Finding(Responder(name=match.group("name"), last_four=digits[0] if digits else None), match.start(),
+    if name is None and digits is None:
+        return
+    yield Finding(Responder(name=name, last_four=digits[0] if digits else None), match.start(),
                   digits[1] if digits else match.end(), "responder")
 
 

@@ -98,6 +98,11 @@ EXAMPLES: dict[str, dict[str, Any]] = {
               "reason": "the decoder repeated one phrase", "action": "release", "targets": ["asr"], "ts": 1.8e9,
               "used_bytes": 1, "budget_bytes": 2},
     "error": {"code": "busy", "message": "tcccd is over its memory budget and takes no new work", "reason": "memory"},
+    "cards": {"casualties": [1, 2], "events": 27, "media_type": "application/json"},
+    "card.review": {"event": "j12.3", "action": "reject", "casualty": 2, "by": "medic", "ts": 1.8e9,
+                    "media_type": "application/json"},
+    "card": {"casualty": 2, "cause": "events", "changed": ["j12.3", "j12.4"], "journal_seq": 12,
+             "media_type": "application/json"},
 }
 
 

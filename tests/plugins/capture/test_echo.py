@@ -74,8 +74,22 @@ def test_barge_in_only_when_the_medic_talks() -> None:
 
 def test_gate_passes_nothing_while_speaking_and_for_the_tail() -> None:
     guard = EchoGuard(EchoSettings(mode="gate", gate_tail_ms=300))
-    block = np.full(BLOCK, 0.1, np.float32)
-    assert not guard.process(block, block, True, 0.0)[0].any()
-    assert not guard.process(block, block, False, 0.2)[0].any()  # 200 ms after the last sound: still the tail
-    assert guard.process(block, block, False, 0.35)[0].any()
+    block, quiet = np.full(BLOCK, 0.1, np.float32), np.zeros(BLOCK, np.float32)
+    assert not guard.process(block, quiet, True, 0.0)[0].any()  # queued to play: gated before it sounds
+    assert not guard.process(block, quiet, False, 0.2)[0].any()  # 200 ms after the last sound: still the tail
+    assert guard.process(block, quiet, False, 0.35)[0].any()
     assert guard.gated_samples == 2 * BLOCK
+
+
+def test_the_gate_counts_its_tail_in_samples_when_the_stage_gets_to_the_blocks_late() -> None:
+    """A loaded CPU processes the blocks of a read-back after the clock says it ended: the blocks played with
+    sound, the echo delay and the tail are gated all the same (the full-suite run at load 7 heard the start of a
+    read-back as the medic's words before this)."""
+    guard = EchoGuard(EchoSettings(mode="gate", gate_tail_ms=300, echo_delay_ms=400))
+    voice, quiet = np.full(BLOCK, 0.1, np.float32), np.zeros(BLOCK, np.float32)
+    late_s = 5.0  # the clock: playback ended long ago
+    assert not guard.process(voice, voice, False, late_s)[0].any()
+    tail_blocks = (16000 * 700 // 1000) // BLOCK
+    for _ in range(tail_blocks):
+        assert not guard.process(voice, quiet, False, late_s)[0].any()  # the echo arriving late: gated
+    assert guard.process(voice, quiet, False, late_s)[0].any()  # after delay + tail: the medic is heard

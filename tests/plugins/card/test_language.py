@@ -175,3 +175,33 @@ def test_heard_span_undoes_both_the_vocabulary_and_the_number_steps(harness: Plu
     [event] = said(harness, "Then one gram of drink Sammy Cassid IV, okay.").events
     assert event.words.text == "1 g tranexamic acid IV" and event.what.name == "TXA"
     assert [h.text for h in event.heard] == ["one gram of drink Sammy Cassid IV"]
+
+
+def test_what_whisper_makes_of_the_kit_s_voice_is_read_as_said(harness: PluginHarness) -> None:
+    """Found with the Piper voice through the daemon (tests/e2e/test_card_e2e.py): a tourniquet's type said as its
+    own sentence is the same tourniquet, not a second one with no limb; "Casualty, too, ..." opening a sentence is
+    casualty two; "too" anywhere else is not a switch."""
+    result = said(harness, "Tourniquet applied high on the left leg at zero nine twelve. C-A-T tourniquet.")
+    [tq] = result.events
+    assert (tq.what.limb, tq.what.device, tq.time.at_hhmm) == ("left leg", "CAT", "0912")
+    assert tq.words.text == "Tourniquet applied high on the left leg at 0912. CAT tourniquet"
+    assert [e.what.limb for e in said(harness, "Tourniquet to the left leg. Tourniquet to the right arm.").events] \
+        == ["left leg", "right arm"]
+    [tq] = said(harness, "Tourniquet applied high on the left light at zero nine twelve. C-A-T, tourniquet.").events
+    assert (tq.what.limb, tq.what.device) == (None, "CAT")  # the limb lost by the ASR: one tourniquet, limb blank
+    switched = said(harness, "Casualty, too, same blast, pressure dressing to the right arm.")
+    assert [(e.casualty, e.kind) for e in switched.events][:2] == [(2, "casualty"), (2, "mechanism")]
+    assert switched.casualty == 2
+    assert said(harness, "Treat this casualty too. Pulse one twenty.").casualty == 1
+    assert said(harness, "The casualty, too, is bleeding.").casualty == 1
+
+
+def test_a_last_four_is_four_digits_and_a_responder_s_stays_the_responder_s(harness: PluginHarness) -> None:
+    """From the audio bench: 'First responder dies, last 4 5 5 6 7' (Whisper's 'Diaz, last four five five six
+    seven') filled the casualty's last four with '5'."""
+    [event] = said(harness, "First responder dies, last 4 5 5 6 7", casualty=2).events
+    assert (event.kind, event.what.name, event.what.last_four) == ("responder", None, "5567")
+    [event] = said(harness, "Last four 1 2 3 4.").events
+    assert (event.kind, event.what.digits) == ("last_four", "1234")
+    assert said(harness, "Last four 5.").events == []
+    assert said(harness, "Last four 12345.").events == []

@@ -1,0 +1,85 @@
+"""`tcccd card`: the casualty cards from the running daemon, as text, JSON, FHIR or a printable PDF; and the review.
+
+The daemon sends the cards (`card.get`); every export is made here, on the
+operator's side, from the card received: `--pdf FILE` writes the file this
+command names, on this machine, and nothing about it is sent to the daemon.
+`tcccd card confirm EVENT` / `tcccd card reject EVENT` review one entry by the
+event id the card shows next to it (`j12.3`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tcccd.wire.card import CardSet
+from tcccd.wire.card_replies import CardReviewed, CardsReply
+from tcccd.wire.client import Client
+
+
+def _cards(endpoint: str, casualty: int | None) -> CardSet:
+    with Client(endpoint, timeout_s=10) as client:
+        reply = client.call("card.get", {"casualty": casualty} if casualty is not None else {})
+    CardsReply.from_message(reply)
+    return CardsReply.cards_of(reply)
+
+
+def show(endpoint: str, args: argparse.Namespace) -> int:
+    cards = _cards(endpoint, args.casualty)
+    if args.json:
+        from tcccd.card_exports.json_card import card_json
+
+        print(json.dumps(card_json(cards), indent=2))
+    elif args.fhir:
+        from tcccd.card_exports.fhir_bundle import bundle
+
+        print(json.dumps(bundle(cards, time.localtime().tm_gmtoff // 60, time.time()), indent=2))
+    elif args.pdf:
+        from tcccd.card_exports.pdf_card import render
+
+        if not cards.cards:
+            print("tcccd card: no casualty has a card yet; no PDF written", file=sys.stderr)
+            return 1
+        path = render(cards, Path(args.pdf))
+        print(f"{path}: {len(cards.cards)} card{'s' if len(cards.cards) != 1 else ''}")
+    else:
+        from tcccd.card_exports.card_lines import text_card
+
+        print("\n".join(text_card(card) for card in cards.cards) if cards.cards else "no casualty has a card yet")
+    return 0
+
+
+def review(endpoint: str, args: argparse.Namespace) -> int:
+    if not args.event:
+        print(f"tcccd card {args.action}: name the event (its id on the card, e.g. j12.3)", file=sys.stderr)
+        return 2
+    with Client(endpoint, timeout_s=10) as client:
+        reply = CardReviewed.from_message(client.call(f"card.{args.action}", {"event": args.event, "by": args.by}))
+    verb = "confirmed" if reply.action == "confirm" else "rejected"
+    print(f"{reply.event} {verb} on casualty {reply.casualty}'s card by {reply.by}")
+    return 0
+
+
+def _casualty(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 999:
+        raise argparse.ArgumentTypeError(f"{text!r}: a casualty is a number from 1 to 999")
+    return int(text)
+
+
+def register(sub: Any, command: Callable[..., argparse.ArgumentParser], endpoint: Callable[[Any], str]) -> None:
+    c = command("card", "the casualty cards (DD 1380); `card confirm|reject EVENT` reviews one entry",
+                lambda args: (show if args.action == "show" else review)(endpoint(args), args))
+    c.add_argument("action", nargs="?", choices=["show", "confirm", "reject"], default="show")
+    c.add_argument("event", nargs="?", help="confirm/reject: the event id shown on the card (e.g. j12.3)")
+    c.add_argument("--casualty", type=_casualty, help="one casualty's card (default: every card)")
+    c.add_argument("--by", default="medic", help="confirm/reject: who reviews (default: medic)")
+    form = c.add_mutually_exclusive_group()
+    form.add_argument("--text", action="store_true", help="the card as text, section by section (the default)")
+    form.add_argument("--json", action="store_true", help="the cards as JSON (daemon/card_exports/card.schema.json)")
+    form.add_argument("--fhir", action="store_true", help="an HL7 FHIR R4B Bundle (JSON)")
+    form.add_argument("--pdf", metavar="FILE", help="a printable one-page card per casualty, written to FILE here")

@@ -1,0 +1,115 @@
+"""Reading each card entry back through the kit's speaker, without talking over the medic.
+
+After events are logged the keeper hands them here; their words
+(tcccd.card_exports.readback) go out as a `speak` request with `play: true`
+from the daemon's own client `internal:readback`, routed like anyone's
+(`routes.speak.play`, normally `[piper, mic]`: Piper speaks, the capture stage
+plays it, and its echo handling keeps the speaker out of the record). It waits
+while the medic is talking: a partial microphone transcript means an utterance
+is under way, so nothing is said until its final transcript (or two seconds
+without a partial); read-backs that queue meanwhile are said together, one at a
+time. On by default, per profile (`readback:` in profiles/*.yaml). A kit with no
+speaker or no `speak.play` route reads nothing back and says so once in the log.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import time
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from tcccd import config as cfg
+from tcccd.card_exports.readback import readback_text
+from tcccd.core.clients import INTERNAL_CLIENT
+from tcccd.wire.card_events import Event
+from tcccd.wire.protocol import Message, new_id
+
+READBACK_CLIENT = INTERNAL_CLIENT + b"readback"
+QUIET_AFTER_PARTIAL_S = 2.0  # a partial this recent means the medic is still talking
+READBACK_DEADLINE_S = 30.0
+PLAY_ROUTE = "speak.play"
+
+
+class ReadBack:
+    def __init__(self, config: Callable[[], cfg.Config], profile: Callable[[], str],
+                 submit: Callable[[bytes, Message], None]) -> None:
+        self.config = config
+        self.profile = profile
+        self.submit = submit
+        self.pending: list[str] = []
+        self.pending_since = 0.0  # when the oldest waiting read-back's card update was made
+        self.update_at = 0.0  # the same, for the read-back being played
+        self.talking_until = 0.0
+        self.in_flight: str | None = None
+        self.first_audio_pending = False
+        self.first_audio_ms: collections.deque[float] = collections.deque(maxlen=256)
+        self.counters = {"readbacks": 0, "readback_errors": 0}
+        self.last_error: str | None = None
+        self.log = structlog.get_logger()
+        self._settings: dict[tuple[int, str], bool] = {}
+        self._ids = itertools.count(1)
+        self._token = new_id()[:8]
+
+    def enabled(self) -> bool:
+        """The profile that runs reads back, and something plays speech (routes.speak.play)."""
+        config, name = self.config(), self.profile()
+        key = (id(config), name)
+        if key not in self._settings:
+            try:
+                self._settings[key] = cfg.load_profile(config, name).readback
+            except cfg.ConfigError:
+                self._settings[key] = False
+        return self._settings[key] and PLAY_ROUTE in config.routes
+
+    def heard(self, source: str, partial: bool) -> None:
+        """The microphone's transcripts say when the medic talks: a partial, still talking; a final, paused."""
+        if source != "mic":
+            return
+        self.talking_until = time.monotonic() + QUIET_AFTER_PARTIAL_S if partial else 0.0
+
+    def say(self, events: list[Event]) -> None:
+        """Read back the events just logged, as soon as the medic is not talking."""
+        text = readback_text(events)
+        if not text or not self.enabled():
+            return
+        now = time.monotonic()
+        if not self.pending:
+            self.pending_since = now
+        self.pending.append(text)
+        self.flush(now)
+
+    def flush(self, now: float) -> None:
+        if not self.pending or self.in_flight is not None or now < self.talking_until:
+            return
+        text, self.pending, self.update_at = " ".join(self.pending), [], self.pending_since
+        message = Message("speak", id=f"readback.{self._token}.{next(self._ids)}", final=True,
+                          deadline_s=READBACK_DEADLINE_S, data={"text": text, "play": True})
+        self.in_flight, self.first_audio_pending = message.id, True
+        self.counters["readbacks"] += 1
+        self.submit(READBACK_CLIENT, message)
+
+    def on_reply(self, message: Message) -> None:
+        if message.id != self.in_flight:
+            return
+        now = time.monotonic()
+        if message.type == "audio" and message.payload and self.first_audio_pending:
+            self.first_audio_pending = False
+            self.first_audio_ms.append((now - self.update_at) * 1000)
+            self.log.info("card read back", first_audio_ms=round(self.first_audio_ms[-1], 1))
+        if not message.final:
+            return
+        self.in_flight = None
+        if message.type == "error":
+            self.counters["readback_errors"] += 1
+            text = str(message.data.get("message"))
+            if text != self.last_error:
+                self.log.warning("card read-back not played", code=message.data.get("code"), reason=text)
+            self.last_error = text
+        self.flush(now)
+
+    def report(self) -> dict[str, Any]:
+        return {**self.counters, "readback_waiting": len(self.pending), "readback_last_error": self.last_error}

@@ -1,0 +1,216 @@
+"""The card keeper between the journal and the card stage: in order, one at a time, written before published, and
+nothing lost to a restart, a crashed worker or a stage that was down.
+
+The keeper runs as the daemon builds it, on a real journal and card log; the card stage is the real plugin in a
+PluginHarness (the worker's own Stage). What stands in for the broker is the list the keeper's requests land in:
+the test decides when each is answered, which is what lets it see the order and what is in flight.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tcccd import config as cfg
+from tcccd.core.card_keeper import CARD_CLIENT, CRASHES_BEFORE_SKIP, CardKeeper
+from tcccd.core.card_readback import READBACK_CLIENT
+from tcccd.kit.testing import PluginHarness
+from tcccd.record.card_log import CardLog
+from tcccd.record.journal import Entry, JournalSettings, TranscriptJournal
+from tcccd.wire.card_replies import CardsReply
+from tcccd.wire.protocol import Message
+from tests.support.card_fields import fields
+from tests.support.card_scenarios import CARD_PLUGIN, segment
+
+ROUTES = {"card.extract": ["card"], "speak.play": ["piper", "mic"]}
+PIPELINE = [{"name": "card", "plugin": "card"}, {"name": "piper", "plugin": "piper"},
+            {"name": "mic", "plugin": "capture"}]
+
+
+class Kit:
+    """A keeper on a journal in `tmp`, its requests held in `sent` until the test answers them."""
+
+    def __init__(self, tmp: Path, routes: dict[str, list[str]] | None = None, profile: str = "field",
+                 profiles_dir: Path | None = None) -> None:
+        self.config = cfg.Config.model_validate({"pipeline": PIPELINE, "routes": ROUTES if routes is None else routes,
+                                                 "profiles_dir": profiles_dir})
+        self.journal = TranscriptJournal.open(tmp, JournalSettings())
+        self.sent: list[tuple[bytes, Message]] = []
+        self.published: list[tuple[str, Message]] = []
+        self.errors: list[str] = []
+        self.keeper = CardKeeper(lambda: self.config, lambda: self.journal, lambda: profile,
+                                 lambda client, message: self.sent.append((client, message)),
+                                 lambda topic, message: self.published.append((topic, message)),
+                                 lambda request_id, text: self.errors.append(text))
+
+    def say(self, *heard: str, source: str = "client") -> list[int]:
+        """Journal what the medic said, one final transcript each, and tell the keeper as the feed does."""
+        seqs = []
+        for words in heard:
+            seg = segment(words, [])
+            seq = self.journal.append(Entry(time.time(), source, "field", f"r{len(seqs)}", seg["text"], None, [seg]))
+            self.keeper.heard(source, False, seq)
+            seqs.append(seq)
+        return seqs
+
+    def extracts(self) -> list[Message]:
+        return [m for client, m in self.sent if client == CARD_CLIENT]
+
+    def answer(self, harness: PluginHarness, index: int = -1) -> None:
+        """The card stage answers the request at `index` of those sent."""
+        [reply] = harness.request(self.extracts()[index])
+        self.keeper.on_reply(CARD_CLIENT, reply)
+
+    def fail(self, code: str, index: int = -1) -> None:
+        self.keeper.on_reply(CARD_CLIENT, self.extracts()[index].error(code, f"{code} in the test"))
+
+    def cards(self) -> set[str]:
+        reply = self.keeper.answer(Message("card.get", final=True))
+        return fields(CardsReply.cards_of(reply))
+
+
+@pytest.fixture
+def harness(tmp_path: Path):
+    with PluginHarness(CARD_PLUGIN, {}, tmp_path / "stage") as h:
+        yield h
+
+
+def test_one_extract_in_flight_in_journal_order_each_with_the_casualty_the_last_one_left(tmp_path, harness):
+    kit = Kit(tmp_path)
+    seqs = kit.say("Casualty two. Gunshot wound to the left thigh.", "Pulse one twenty.", "Next patient.")
+    assert [m.data["journal_seq"] for m in kit.extracts()] == [seqs[0]]  # the others wait their turn
+    assert kit.extracts()[0].data["casualty"] == 1
+    kit.answer(harness)
+    assert [m.data["journal_seq"] for m in kit.extracts()] == seqs[:2]
+    assert kit.extracts()[1].data["casualty"] == 2  # what the first transcript switched to
+    kit.answer(harness)
+    kit.answer(harness)
+    assert [m.data["journal_seq"] for m in kit.extracts()] == seqs and kit.keeper.casualty == 3
+    lines = kit.cards()
+    assert "c2 b injury[left thigh] = gunshot wound" in {line.lower() for line in lines}
+    assert [line for line in lines if line.endswith("pulse = 120")][0].startswith("c2 c vitals")
+
+
+def test_the_card_is_on_disk_before_it_is_published(tmp_path, harness):
+    kit = Kit(tmp_path)
+    on_disk_at_publish = []
+    kit.keeper.publish = lambda topic, message: on_disk_at_publish.append(
+        (topic, CardLog.open(kit.journal.path).count(), message))
+    kit.say("Tourniquet applied to the left leg at zero nine twelve.")
+    kit.answer(harness)
+    [(topic, count, message)] = on_disk_at_publish
+    assert topic == "card" and count == 1 and message.data["changed"] == ["j1.0"]
+    [card] = CardsReply.cards_of(message).cards
+    assert card.b_injury.tourniquets[0].event.time.at_hhmm == "0912"
+
+
+def test_after_a_restart_the_cards_are_rebuilt_and_what_was_not_extracted_is_sent_in_order(tmp_path, harness):
+    said = ("Casualty one. Gunshot wound to the left thigh.", "Tourniquet applied to the left leg at zero nine twelve.",
+            "Casualty two. Pulse one hundred.", "Back to casualty one. One gram of TXA IV.")
+    whole = Kit(tmp_path / "whole")
+    whole.say(*said)
+    for _ in said:
+        whole.answer(harness)
+
+    first = Kit(tmp_path / "cut")
+    first.say(*said[:2])
+    first.answer(harness)  # the second is in flight when the daemon is killed: never answered
+    first.say(*said[2:])
+    assert len(first.extracts()) == 2
+    again = Kit(tmp_path / "cut")  # a new daemon on the same state directory
+    again.keeper.tick(time.monotonic())
+    for expected in (2, 3, 4):
+        assert again.extracts()[-1].data["journal_seq"] == expected
+        again.answer(harness)
+    assert again.extracts()[2].data["casualty"] == 2 and again.cards() == whole.cards()
+    assert len(again.extracts()) == 3
+
+
+def test_a_lost_worker_loses_nothing_and_a_transcript_that_keeps_crashing_it_is_skipped_loudly(tmp_path, harness):
+    kit = Kit(tmp_path)
+    kit.say("Pulse one twenty.", "Sats ninety six percent.")
+    kit.fail("worker_lost")
+    kit.keeper.tick(time.monotonic())
+    assert len(kit.extracts()) == 1  # backing off
+    kit.keeper.retry_at = 0.0
+    kit.keeper.tick(time.monotonic())
+    assert [m.data["journal_seq"] for m in kit.extracts()] == [1, 1]
+    assert kit.extracts()[0].id != kit.extracts()[1].id  # a new request: the old id is spent
+    kit.answer(harness)
+    kit.answer(harness)
+    assert any(line.endswith("pulse = 120") for line in kit.cards())
+    assert any(line.endswith("spo2 = 96%") for line in kit.cards())
+
+    kit.say("Pulse one hundred.", "Respiratory rate twenty.")
+    for _ in range(CRASHES_BEFORE_SKIP):
+        kit.fail("worker_lost")
+        kit.keeper.retry_at = 0.0
+        kit.keeper.tick(time.monotonic())
+    assert kit.extracts()[-1].data["journal_seq"] == 4  # the next one goes on
+    assert any("transcript 3" in e and "is not on the card" in e for e in kit.errors)
+    assert [m.data["kind"] for t, m in kit.published if t == "alert"] == ["card_skipped"]
+    kit.answer(harness)
+    restarted = Kit(tmp_path)
+    restarted.keeper.tick(time.monotonic())
+    assert restarted.extracts() == []  # the skipped one is not sent again after a restart
+
+
+def test_input_the_stage_refuses_is_skipped_not_retried(tmp_path, harness):
+    kit = Kit(tmp_path)
+    kit.say("Pulse one twenty.", "Pulse one hundred.")
+    kit.fail("bad_message")
+    assert [m.data["journal_seq"] for m in kit.extracts()] == [1, 2]
+    assert any("refused it (bad_message)" in e for e in kit.errors)
+
+
+def test_with_no_card_route_nothing_is_sent_and_the_backlog_goes_once_it_is_routed(tmp_path, harness):
+    kit = Kit(tmp_path, routes={"speak.play": ["piper", "mic"]})
+    kit.say("Pulse one twenty.", "Sats ninety six percent.")
+    kit.keeper.tick(time.monotonic())
+    assert kit.extracts() == []
+    routed = Kit(tmp_path)
+    routed.keeper.tick(time.monotonic())
+    routed.answer(harness)
+    routed.answer(harness)
+    assert [m.data["journal_seq"] for m in routed.extracts()] == [1, 2]
+
+
+def readbacks(kit: Kit) -> list[dict[str, Any]]:
+    return [m.data for client, m in kit.sent if client == READBACK_CLIENT]
+
+
+def test_read_back_waits_while_the_medic_talks_and_says_what_was_logged(tmp_path, harness):
+    kit = Kit(tmp_path)
+    kit.say("Tourniquet applied to the left leg at zero nine fifteen.", source="mic")
+    kit.keeper.heard("mic", True, None)  # the medic has started the next sentence
+    kit.answer(harness)
+    kit.keeper.tick(time.monotonic())
+    assert readbacks(kit) == []
+    kit.keeper.heard("mic", False, None)  # ...and paused (its final transcript)
+    kit.keeper.tick(time.monotonic())
+    assert readbacks(kit) == [{"text": "Tourniquet, left leg, zero nine fifteen.", "play": True}]
+
+    kit.say("Pulse one twenty.", "Sats ninety six percent.")
+    kit.answer(harness)
+    kit.answer(harness)
+    assert len(readbacks(kit)) == 1  # one read-back at a time; the next ones wait for it
+    speak = [m for client, m in kit.sent if client == READBACK_CLIENT][0]
+    kit.keeper.on_reply(READBACK_CLIENT, speak.reply("audio", {"sentence": 1}, payload=b"\0\0"))
+    kit.keeper.on_reply(READBACK_CLIENT, speak.reply("audio", {"sentences": 1}, final=True))
+    assert readbacks(kit)[1] == {"text": "Pulse 120. Sats 96 percent.", "play": True}
+    assert len(kit.keeper.readback.first_audio_ms) == 1
+
+
+def test_read_back_is_a_profile_setting(tmp_path, harness):
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    (profiles / "quiet.yaml").write_text("description: no read-back\nreadback: false\n")
+    kit = Kit(tmp_path, profile="quiet", profiles_dir=profiles)
+    kit.say("Pulse one twenty.")
+    kit.answer(harness)
+    assert readbacks(kit) == [] and any(line.endswith("pulse = 120") for line in kit.cards())
+    for name in ("emergency", "field", "training"):
+        assert cfg.load_profile(cfg.load(None), name).readback is True

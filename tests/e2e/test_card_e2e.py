@@ -1,0 +1,91 @@
+"""The casualty card end to end: scenarios spoken by the kit's Piper voice, sent through `transcribe` to a daemon
+running Whisper and the card stage, and the card it keeps compared field by field with the expected card.
+
+Nothing may be invented (asserted; tests.support.card_audio.invented says what counts); how much is found is
+printed, not asserted tightly: it measures Whisper on this voice as much as the card (bench/card.py reports it by
+section, with the voice's usual random noise; here the noise is off, so every run hears the same audio). One
+scenario goes through the kit's microphone too (a virtual one: PulseAudio's null sink), with the read-back on: what
+the kit says back is kept out of the record by the echo gate.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tcccd.plugins.capture.virtual_mic import pulse_available, running_pulse
+from tcccd.wire.card_replies import CardsReply
+from tests.support.card_audio import clockless, invented, steady_audio
+from tests.support.card_fields import expected_fields, fields
+from tests.support.card_scenarios import scenarios
+
+ASR = {"name": "asr", "plugin": "whisper", "max_queue": 512, "params": {"backend": "torch", "beam_size": 1}}
+CARD = {"name": "card", "plugin": "card"}
+ROUTES = {"transcribe": ["asr"], "stream": ["asr"], "card.extract": ["card"]}
+SCENARIOS = {s.name: s for s in scenarios()}
+
+
+def card_of(daemon, logged: int, timeout_s: float = 30.0) -> set[str]:
+    """The card's fields once `logged` transcripts have been through the card stage."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        report = [line for line in daemon.logs().splitlines() if "casualty card updated" in line]
+        if len(report) >= logged or time.monotonic() > deadline:
+            with daemon.client() as client:
+                return fields(CardsReply.cards_of(client.call("card.get")))
+        time.sleep(0.2)
+
+
+@pytest.mark.parametrize("name", ["gsw_limb_tourniquet_txa", "blast_two_casualties"])
+def test_a_scenario_spoken_by_piper_through_transcribe_invents_nothing(start_daemon, tmp_path, name):
+    scenario = SCENARIOS[name]
+    wavs = steady_audio(scenario, "normal")
+    daemon = start_daemon([ASR, CARD], ROUTES)
+    daemon.wait_for(lambda r: r["state"] == "healthy", timeout_s=300)
+    with daemon.client(timeout_s=120) as client:
+        heard = [client.transcribe(wav).data["text"] for wav in wavs]
+    got, expected = clockless(card_of(daemon, len(wavs))), clockless(expected_fields(scenario.expected))
+    made_up = invented(got, expected)
+    print(f"\n{name}: recall {len(got & expected)}/{len(expected)}; heard: {json.dumps(heard)}")
+    print("missed: " + "; ".join(sorted(expected - got)))
+    assert made_up == set(), f"fields nobody said: {sorted(made_up)} (heard: {heard})"
+    assert len(got & expected) >= len(expected) // 3  # a floor that only a broken path misses
+
+
+def mic_health(report: dict) -> dict:
+    return next(s for s in report["stages"] if s["name"] == "mic")["plugin_health"]
+
+
+needs_pulse = pytest.mark.skipif(not pulse_available(), reason="needs pulseaudio (scripts/system-deps.sh)")
+
+
+@needs_pulse
+def test_through_the_microphone_with_read_back_the_kit_s_voice_stays_out_of_the_record(start_daemon, tmp_path):
+    scenario = SCENARIOS["gsw_limb_tourniquet_txa"]
+    wavs = steady_audio(scenario, "normal")[:4]
+    mic = {"name": "mic", "plugin": "capture", "params": {"latency_ms": 200, "retry_initial_s": 0.2}}
+    routes = {**ROUTES, "speak.play": ["piper", "mic"]}
+    with running_pulse() as pulse:
+        daemon = start_daemon([mic, ASR, CARD, {"name": "piper", "plugin": "piper"}], routes,
+                              env={"PULSE_SERVER": pulse.server})
+        daemon.wait_for(lambda r: r["state"] == "healthy" and mic_health(r).get("capture") == "listening", 300)
+        time.sleep(2.0)
+        for index, wav in enumerate(wavs):
+            path = tmp_path / f"u{index}.wav"
+            path.write_bytes(wav)
+            pulse.play_file(path).wait()
+            deadline = time.monotonic() + 60  # the medic waits for the read-back before the next sentence
+            while daemon.logs().count("card read back") <= index and time.monotonic() < deadline:
+                time.sleep(0.2)
+            daemon.wait_for(lambda r: not mic_health(r)["playing"], timeout_s=60)  # played out (at any load)
+            time.sleep(1.0)  # the gate's tail (300 ms) and a breath
+        time.sleep(5.0)
+        record = [e for e in json.loads(daemon.cli("transcripts", "--json").stdout) if e["source"] == "mic"]
+    spoken = daemon.logs().count("card read back")
+    texts = [e["text"] for e in record]
+    assert spoken >= 2, daemon.logs()[-3000:]
+    assert len(record) == len(wavs), texts  # one per utterance played: nothing the kit said back
+    lines = clockless(card_of(daemon, len(record)))
+    assert invented(lines, clockless(expected_fields(scenario.expected))) == set(), (lines, texts)
