@@ -48,10 +48,11 @@ def test_a_scenario_spoken_by_piper_through_transcribe_invents_nothing(start_dae
         heard = [client.transcribe(wav).data["text"] for wav in wavs]
     got, expected = clockless(card_of(daemon, len(wavs))), clockless(expected_fields(scenario.expected))
     made_up = invented(got, expected)
-    print(f"\n{name}: recall {len(got & expected)}/{len(expected)}; heard: {json.dumps(heard)}")
+    print(f"\n{name}: recall {len(got & expected)}/{len(expected)} (+ unconfirmed); heard: {json.dumps(heard)}")
     print("missed: " + "; ".join(sorted(expected - got)))
     assert made_up == set(), f"fields nobody said: {sorted(made_up)} (heard: {heard})"
-    assert len(got & expected) >= len(expected) // 3  # a floor that only a broken path misses
+    found = {line.removesuffix(" (unconfirmed)") for line in got} & expected  # a doubted word leaves it open
+    assert len(found) >= len(expected) // 3  # a floor that only a broken path misses
 
 
 def mic_health(report: dict) -> dict:
