@@ -39,6 +39,18 @@ Again at 17803d0 (torch-free ASR worker; a common word heard alone is no longer 
 31.0 / 27.5; long 36.8 / 59.8 / 23.0 / 26.4 / 23.0; tune 39.0 / 19.8 / 28.9 / 29.4 / 28.9; same noise texts; peak
 memory 367 / 370 / 364 / 371 MB, daemon ASR worker 364 MB. The full test suite ran beside the in-process columns,
 so only the daemon's latencies are usable: real median 0.76 s vs the anchor's 0.98, 45 s recording 4.9 vs 3.0 s.
+Again 2026-11-24 (commit 53c53d0 for the tcccd columns: every rewrite checked on the audio, words timed, files
+packed into 30 s windows; the columns ran one after another while the load fell from ~8 to ~3, so the anchor ran
+slowest: latency ratios are not comparable in this run). WER % anchor / hotwords / tcccd / unbiased / daemon: real
+4.1 / 4.5 / 3.0 / 2.6 / 3.0; medical_eval 42.0 / 20.8 / 34.7 / 36.3 / 34.7; medical_eval_b 46.5 / 24.0 / 28.3 /
+32.6 / 28.3; safety 8.6 / 9.4 / 7.3 / 7.6 / 7.3; 45 s 36.8 / 52.9 / 20.7 / 23.0 / 20.7; 72 s real 2.7 / 39.5 / 2.0 /
+1.4 / 2.0. Invented clinical terms (tcccd): 0 on real, medical_eval_b, safety (11 sound-alike rewrites rejected by
+the audio), tune; 3 on medical_eval, each a form of a word said (hypothermic -> hypothermia, packed -> packing,
+requested -> request); 1 on heldout from the bias ('ventilator' in "NASA Fire and ventilator wave" for
+"nasopharyngeal airway"). Anchor 0 everywhere; hotwords 1 / 3 / 1 (medical_eval, heldout, medical_eval_b).
+Numbers wrong anchor / tcccd: real 0 / 1, medical_eval 7 / 9, medical_eval_b 11 / 6, tune 6 / 9. Uncertain: wrong
+words marked 3/8 real, 19/71 medical_eval_b, 33/86 tune; right words marked 5/259 real, 6/906 safety, 21/195
+medical_eval_b, 23/246 tune. Peak memory 350 / 381 / 512 / 528 / 508 MB (ASR worker over its 450 goal).
 """
 
 from __future__ import annotations
