@@ -169,8 +169,11 @@ class Daemon:
             self.profiles.tick(now)
             self.systemd.tick(now)
             self.run_hooks(now)
-            if self.draining_until is not None and (not self.requests or now > self.draining_until):
-                break
+            if self.draining_until is not None:
+                for client, closing in self.sources.overdue(now):
+                    self.broker.on_client(client, closing)
+                if not self.requests or now > self.draining_until:
+                    break
         return self.shutdown()
 
     def start_door(self) -> None:
@@ -224,8 +227,7 @@ class Daemon:
         self.log.info("draining", in_flight=len(self.requests), timeout_s=timeout_s)
         self.systemd.stopping()
         self.admission.stop_accepting()
-        for client, closing in self.sources.close_streams():  # the microphone's stream would never end
-            self.broker.on_client(client, closing)
+        self.sources.finish_streams(time.monotonic())  # the microphone's stream would never end
         self.draining_until = time.monotonic() + timeout_s
 
     def shutdown(self) -> int:

@@ -34,6 +34,8 @@ from tcccd.record.feed import TranscriptFeed
 from tcccd.wire.protocol import Message
 from tcccd.wire.states import SERVING
 
+FINISH_WAIT_S = 2.0  # a source's own closing of its stream at a stop, before the daemon closes it
+
 
 class SourceRouter:
     def __init__(self, config: Callable[[], Config], supervisor: Supervisor, requests: RequestTable,
@@ -44,7 +46,8 @@ class SourceRouter:
         self.feed = feed
         self.request_of: dict[str, str] = {}  # the source's stream id -> the request carrying it now
         self.last_seq: dict[str, int] = {}  # the source's stream id -> the seq of its latest chunk
-        self.closed = False  # the daemon is stopping: no source audio is routed any more
+        self.closed = False  # the daemon is stopping: no new source stream is routed
+        self.finish_by: float | None = None  # when streams still open after a stop are closed by the daemon
         self.source_of: dict[bytes, str] = {}  # source client -> its data.source name ("mic")
         self.counters = {"source_chunks": 0, "source_chunks_not_routed": 0}
         self._ids = itertools.count(1)
@@ -59,12 +62,12 @@ class SourceRouter:
     def route(self, message: Message) -> tuple[bytes, Message] | None:
         """The (client, message) to take as a client's request, or None when the route cannot take it now."""
         self.counters["source_chunks"] += 1
-        if self.closed:
-            self.counters["source_chunks_not_routed"] += 1
-            return None
         client = SOURCE_CLIENT + str(message.stage).encode()
         self.source_of[client] = message.data["source"]
         request_id = self.request_of.get(message.id)
+        if self.closed and request_id not in self.requests:  # stopping: streams open at the stop finish, no more
+            self.counters["source_chunks_not_routed"] += 1
+            return None
         if request_id is None or request_id not in self.requests:
             problem = self._not_routable(message.type, self.config().routes.get(message.type))
             if problem:
@@ -80,22 +83,40 @@ class SourceRouter:
             self.last_seq.pop(message.id, None)
         return client, replace(message, id=request_id, stage=None)
 
-    def close_streams(self) -> list[tuple[bytes, Message]]:
-        """A stop: the closing message of every open source stream, and no source audio routed after it.
+    def finish_streams(self, now: float) -> None:
+        """A stop: each source is asked to send what it still holds and close its stream; no new one is routed.
 
-        A microphone's stream never ends by itself, so a drain waited its whole timeout for it and then dropped
-        what was heard. Closed, the stages finish what they already hold (ASR transcribes the utterance in
-        progress, the journal records it) and the drain ends when they have."""
+        A microphone's stream never ends by itself, and audio still in the capture worker (a loaded machine
+        lags seconds) would be lost if the daemon closed the stream itself. The stages finish what they get
+        (ASR transcribes the utterance, the journal records it) and the drain ends when they have; a source that
+        has not closed its stream within FINISH_WAIT_S (a hung worker) has it closed for it (`overdue`)."""
         self.closed = True
+        self.finish_by = now + FINISH_WAIT_S
+        for handle in {h.name: h for h in map(self._worker_of_stream, self.request_of.values()) if h}.values():
+            self.supervisor.links.send(handle, Message("finish_streams"))
+
+    def overdue(self, now: float) -> list[tuple[bytes, Message]]:
+        """The closing message of every stream its source left open FINISH_WAIT_S after the stop."""
+        if self.finish_by is None or now < self.finish_by:
+            return []
+        self.finish_by = None
         closing = []
         for stream_id, request_id in self.request_of.items():
             request = self.requests.get(request_id)
             if request is not None and request.streaming:
+                self.log.warning("source did not finish its stream; closed without it", stream_id=stream_id)
                 closing.append((request.client, Message(request.type, id=request_id, final=True,
                                                         seq=self.last_seq.get(stream_id, 0) + 1)))
         self.request_of.clear()
         self.last_seq.clear()
         return closing
+
+    def _worker_of_stream(self, request_id: str) -> WorkerHandle | None:
+        request = self.requests.get(request_id)
+        if request is None or not request.client.startswith(SOURCE_CLIENT):
+            return None
+        stage = request.client[len(SOURCE_CLIENT):].decode()
+        return self.supervisor.worker_of(stage) if stage in self.supervisor.stages else None
 
     def _not_routable(self, kind: str, route: list[str] | None) -> str | None:
         if route is None:

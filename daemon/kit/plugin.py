@@ -154,6 +154,10 @@ class Plugin:
         every POLL_INTERVAL_S. Each carries data.source; the daemon routes it by its type, like a client's."""
         return iter(())
 
+    def finish_streams(self) -> None:
+        """The daemon is stopping: the next `poll` sends all that was heard up to now and closes every open
+        stream, and later polls send nothing. Without it a stop would drop what the source still held."""
+
     def release_memory(self) -> None:
         """Free what can be rebuilt: caches, spare buffers, allocator arenas (the memory capper asks).
 

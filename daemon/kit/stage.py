@@ -104,6 +104,15 @@ class Stage:
                 self._note_error(f"{self.plugin_cls.name} poll failed: {type(exc).__name__}: {exc}")
                 self.log.error("plugin poll raised", exc_info=True)
 
+    def finish_streams(self) -> None:
+        """A stop: the source sends what it holds and closes its streams (Plugin.finish_streams)."""
+        with structlog.contextvars.bound_contextvars(stage=self.name):
+            try:
+                self.plugin.finish_streams()
+            except Exception as exc:  # noqa: BLE001 - the daemon then closes the stream itself
+                self._note_error(f"{self.plugin_cls.name} finish_streams failed: {type(exc).__name__}: {exc}")
+                self.log.error("plugin finish_streams raised", exc_info=True)
+
     def apply_profile(self, params: dict[str, Any], profile: str) -> str | None:
         """Switch parameters; returns an error text instead of raising, with the old parameters back in place.
 

@@ -148,6 +148,13 @@ class Worker:
             self.data.send_multipart(out.to_frames())
         self.refresh_snapshot(SNAPSHOT_MAX_AGE_S)
 
+    def finish_streams(self) -> None:
+        """The daemon is stopping: each source sends what it heard up to now and closes its stream."""
+        for stage in self.stages.values():
+            if stage.plugin.wakeup_fd() is not None:
+                stage.finish_streams()
+                self.send_unsolicited(stage)
+
     def drain_control(self) -> None:
         """Control messages waiting; one the daemon garbled is logged and skipped, never fatal, never mid-request."""
         while self.running and self.control.poll(0):
@@ -163,6 +170,8 @@ class Worker:
             self.apply_profile(message.data)
         elif message.type == "shutdown":
             self.running = False
+        elif message.type == "finish_streams":
+            self.finish_streams()
         elif message.type == "release":
             self.release_wanted = True
             if self.busy is None:

@@ -82,6 +82,8 @@ class CapturePlugin(Plugin):
         self.stream_id: str | None = None
         self.seq = 0
         self.pending = np.zeros(0, np.float32)
+        self.ending = False  # a mute or a stop arrived: the next poll sends what was heard before it, then closes
+        self.finished = False  # stopping: nothing more is listened to
         self._wake_fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self._guard = EchoGuard(self._echo_settings())
         self._resampler: Any = None
@@ -136,28 +138,42 @@ class CapturePlugin(Plugin):
         """Unsolicited output: microphone chunks, and the end of a stream when listening stops."""
         with contextlib.suppress(BlockingIOError):
             os.eventfd_read(self._wake_fd)
-        if self.muted:
-            yield from self._end_stream()  # at once, whether or not the device delivers right now
         now = time.monotonic()
-        if self.device is None:
-            if now >= self.retry_at:
-                self._open_device(now)
-            return
+        if self.device is None and now >= self.retry_at and not self.finished:
+            self._open_device(now)
+        if self.device is not None:
+            yield from self._reopen_if_lost(now)
+        if self.device is not None:
+            yield from self._drain()
+        if self.ending or self.device is None:
+            yield from self._end_stream()  # at once, whether or not the device delivers right now
+            self.ending = False
+
+    def finish_streams(self) -> None:
+        """A stop: what the device already holds is sent, the stream closed, and nothing is listened to after."""
+        self.finished = self.ending = True
+
+    def _reopen_if_lost(self, now: float) -> Iterator[Message]:
+        assert self.device is not None
         lost = self.device.lost(now)
-        if lost:
-            self.overruns_before += self.device.overruns
-            self.device.close()
-            self.device = None
-            self._open_device(now)  # a stream that stopped on an xrun comes back at once; a vanished device not
-            if self.device is None:
-                self.playback.stop()
-                yield from self._end_stream()
-                return
-            self.reopens += 1
-            self.log.warning("audio stream reopened", reason=lost)
-        yield from self._drain()
+        if not lost:
+            return
+        self.overruns_before += self.device.overruns
+        self.device.close()
+        self.device = None
+        self._open_device(now)  # a stream that stopped on an xrun comes back at once; a vanished device not
+        if self.device is None:
+            self.playback.stop()
+            yield from self._end_stream()
+            return
+        self.reopens += 1
+        self.log.warning("audio stream reopened", reason=lost)
 
     def _drain(self) -> Iterator[Message]:
+        """What the device captured since the last poll, after the echo guard; sent unless it came after a mute.
+
+        Blocks waiting here when a mute or a stop arrives were heard before it: they end the stream, not vanish.
+        """
         assert self.device is not None
         chunk_samples = RATE_HZ * self.params.chunk_ms // 1000
         blocks = [self.device.blocks.popleft() for _ in range(len(self.device.blocks))]
@@ -175,7 +191,7 @@ class CapturePlugin(Plugin):
             self.barge_ins += 1
             dropped = self.playback.stop()
             self.log.info("barge-in: playback stopped", dropped_s=round(dropped / self.device.rate_hz, 2))
-        if self.muted:
+        if (self.muted or self.finished) and not self.ending:
             return
         self.pending = np.concatenate([self.pending, clean])
         if len(self.pending) >= chunk_samples:
@@ -194,7 +210,7 @@ class CapturePlugin(Plugin):
 
     def _end_stream(self) -> Iterator[Message]:
         """Close the open stream so ASR transcribes the utterance in progress."""
-        if self.stream_id is not None:
+        if self.stream_id is not None or len(self.pending):
             yield self._chunk(self.pending, final=True)
         self.pending = np.zeros(0, np.float32)
 
@@ -205,6 +221,7 @@ class CapturePlugin(Plugin):
         if message.type not in ("capture.mute", "capture.unmute"):
             raise PluginError(f"capture accepts {', '.join(self.inputs)}, got {message.type!r}")
         self.muted = message.type == "capture.mute"
+        self.ending = self.ending or self.muted
         if self.state in ("listening", "muted"):
             self.state = "muted" if self.muted else "listening"
         self.log.info("microphone muted" if self.muted else "microphone listening")
