@@ -43,6 +43,21 @@ def _budget_text(mem: MemoryStatus) -> str:
     return text + (f"; last: {last.action} {' '.join(last.targets)} at {_ago(last.ts)}" if last else "")
 
 
+def card_lines(report: StatusReport) -> list[str]:
+    """Where the casualty card stands, and what waits for the medic's review."""
+    card = report.card
+    if not card.enabled:
+        return ["card      off (no card stage routed)"]
+    text = (f"card      casualty {card.casualty} current; {len(card.casualties)} card(s), {card.events} events, "
+            f"{card.unconfirmed} unconfirmed")
+    if card.waiting or card.skipped:
+        text += f"; {card.waiting} transcript(s) waiting, {card.skipped} skipped"
+    text += f"; read-backs {card.readbacks}"
+    if card.readback_errors:
+        text += f" ({card.readback_errors} failed: {card.readback_last_error})"
+    return [text]
+
+
 def render(report: StatusReport) -> str:
     """The one screen an operator reads to decide whether the box is fit."""
     prof, mem = report.profile, report.memory
@@ -53,6 +68,7 @@ def render(report: StatusReport) -> str:
         f"memory    {_mb(mem.total_rss_bytes)} MB total (daemon {_mb(mem.daemon_rss_bytes)} MB)" + _budget_text(mem),
         f"requests  {report.requests_in_flight} in flight",
         *capture_lines(report),
+        *card_lines(report),
         "",
         f"{'STAGE':<10} {'PLUGIN':<12} {'STATE':<11} {'RESTARTS':>8} {'QUEUE':>7} {'DROPPED':>7} "
         f"{'P50 ms':>8} {'P99 ms':>8} {'RSS MB':>7}  LAST ERROR",

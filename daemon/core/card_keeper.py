@@ -78,6 +78,7 @@ class CardKeeper:
         self.failures: dict[int, int] = {}  # journal_seq -> times its request failed (the backoff)
         self.crashes: dict[int, int] = {}  # journal_seq -> times the card worker was lost while it held it
         self.heard_at: dict[int, float] = {}  # journal_seq -> when its final transcript was journalled
+        self.latest_heard = 0  # the newest journal entry heard since start
         self.maybe_more = True
         self.counters = {"extracted": 0, "events": 0, "skipped": 0, "retries": 0}
         self._ids = itertools.count(1)
@@ -117,6 +118,7 @@ class CardKeeper:
             return
         if journal_seq is not None and EXTRACT_TYPE in self.config().routes:
             self.heard_at[journal_seq] = time.monotonic()
+            self.latest_heard = max(self.latest_heard, journal_seq)
         self.maybe_more = True
         self.pump()
 
@@ -259,8 +261,10 @@ class CardKeeper:
         return self.requests.answer(message)
 
     def report(self) -> dict[str, Any]:
-        return {**self.counters, "extracted_up_to": self.cursor, "in_flight": self.in_flight is not None,
-                "casualty": self.casualty, **self.readback.report()}
+        cards = self.projector.cards().cards
+        return {**self.counters, "enabled": EXTRACT_TYPE in self.config().routes, "casualty": self.casualty,
+                "casualties": [c.casualty for c in cards], "unconfirmed": self.projector.unconfirmed(),
+                "waiting": max(0, self.latest_heard - self.cursor), **self.readback.report()}
 
     def close(self) -> None:
         if self.card_log is not None:

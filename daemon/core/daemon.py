@@ -95,7 +95,8 @@ class Daemon:
                                    self.errors, lambda: self.draining_until is not None,
                                    {"counters": self.broker.report, "sources": self.sources.report,
                                     "memory": self.memory.report,
-                                    "wyoming": lambda: self.door.report() if self.door else None},
+                                    "wyoming": lambda: self.door.report() if self.door else None,
+                                    "card": self.card.report},
                                    self.card.answer)
         self.control = ControlRouter(self.supervisor, {
             "ready": self.supervisor.on_ready, "setup_failed": self.supervisor.on_setup_failed,

@@ -33,7 +33,7 @@ Respond = Callable[[Message], None]
 
 
 class LocalRequests:
-    """`sections` gives the report's parts that other parts own (counters, sources, wyoming, memory), each a
+    """`sections` gives the report's parts that other parts own (counters, sources, wyoming, memory, card), each a
     callable read at report time, so a part a reload replaces (the Wyoming door) is never stale here."""
 
     def __init__(self, config: Callable[[], Config], supervisor: Supervisor, switcher: ProfileGovernor,
@@ -102,6 +102,7 @@ class LocalRequests:
             "transcripts": self.feed.journal.health() if self.feed.journal else None,
             "sources": self.sections["sources"](),
             "wyoming": self.sections["wyoming"](),
+            "card": self.sections["card"](),
             **self.switcher.report(),  # telemetry readings and the power mode
         }
         report["state"] = health.overall_state([s["state"] for s in stages], self.stopping())

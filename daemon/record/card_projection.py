@@ -104,7 +104,7 @@ class _Builder:
                 setattr(self.card.h_responder, field, entry.model_copy(deep=True))
 
     def _latest_of_kind(self, event: Event) -> Entry | None:
-        live = [e for e in self._entries() if e.event.kind == event.kind]
+        live = [e for e in self.entries() if e.event.kind == event.kind]
         key = CORRECTION_KEYS.get(event.kind)
         if key and getattr(event.what, key) is not None:
             live = [e for e in live if getattr(e.event.what, key) == getattr(event.what, key)] or live
@@ -131,7 +131,7 @@ class _Builder:
                     setattr(column, kind, None)
         self.card.c_vitals[:] = [c for c in self.card.c_vitals if any(getattr(c, k) for k in VITAL_KINDS)]
 
-    def _entries(self) -> list[Entry]:
+    def entries(self) -> list[Entry]:
         found = []
         for section, name in set(PLACES.values()):
             current = getattr(getattr(self.card, section), name)
@@ -174,6 +174,10 @@ class Projector:
 
     def cards(self) -> CardSet:
         return CardSet(cards=[self._builders[c].card for c in sorted(self._builders)])
+
+    def unconfirmed(self) -> int:
+        """Fields on the cards shown unconfirmed, awaiting the medic's review."""
+        return sum(e.status == "unconfirmed" for b in self._builders.values() for e in b.entries())
 
 
 def project(events: list[Event], reviews: list[Review]) -> CardSet:

@@ -152,6 +152,25 @@ class WyomingStatus(Reply):
     refused_connections: Int = Field(description="connections refused over wyoming.max_connections")
 
 
+class CardStatus(Reply):
+    """The casualty card kept by the daemon (tcccd.core.card_keeper): where it stands, and what waits for review."""
+
+    enabled: Bool = Field(description="the card stage is routed (`routes.card.extract`)")
+    casualty: Int = Field(description="the casualty the next utterance is filed under")
+    casualties: list[Int] = Field(description="casualties with a card")
+    events: Int = Field(description="events logged since start")
+    unconfirmed: Int = Field(description="fields shown unconfirmed (an uncertain word, a value out of range): "
+                                         "for the medic to confirm or reject")
+    extracted: Int = Field(description="transcripts through the card stage since start")
+    waiting: Int = Field(description="transcripts journalled since start and not yet through the card stage")
+    skipped: Int = Field(description="transcripts the stage refused or crashed on, skipped with an alert")
+    retries: Int = Field(description="extractions sent again after a failure")
+    readbacks: Int = Field(description="read-backs spoken")
+    readback_errors: Int = Field(description="read-backs that failed")
+    readback_waiting: Int = Field(description="read-backs waiting for the medic to pause")
+    readback_last_error: Str | None = Field(None, description="why the last read-back failed")
+
+
 class TelemetryStatus(Reply):
     battery_percent: Float | None = Field(None, description="battery charge")
     battery_status: Str | None = Field(None, description="charging, discharging, full...")
@@ -191,5 +210,6 @@ class StatusReport(Reply):
     transcripts: JournalHealth | None = Field(description="the transcript journal; null when disabled")
     sources: SourcesStatus = Field(description="audio no client asked for (the microphone)")
     wyoming: WyomingStatus | None = Field(description="the Wyoming door; null when it is off")
+    card: CardStatus = Field(description="the casualty card")
     telemetry: TelemetryStatus = Field(description="battery, power and temperature readings")
     power_mode: PowerModeStatus = Field(description="the nvpmodel power mode")

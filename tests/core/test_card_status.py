@@ -1,0 +1,39 @@
+"""`status` says where the casualty card stands: the current casualty, the cards, and what waits for review."""
+
+from __future__ import annotations
+
+import json
+
+from tests.core.test_card_daemon import ROUTES, SAID, STAGES, say
+
+
+def card_section(daemon, events: int) -> dict:
+    return daemon.wait_for(lambda r: r["card"]["events"] >= events and r["card"]["waiting"] == 0)["card"]
+
+
+def test_status_shows_the_cards_and_the_fields_waiting_for_review(start_daemon):
+    daemon = start_daemon(STAGES, ROUTES)
+    daemon.wait_healthy()
+    before = daemon.wait_healthy()["card"]
+    assert before["enabled"] and before["casualties"] == [] and before["events"] == 0
+
+    say(daemon, *SAID, "Pulse seven hundred.")  # out of range: kept, flagged, shown unconfirmed
+    card = card_section(daemon, 6)
+    assert card["casualty"] == 2 and card["casualties"] == [1, 2]
+    assert card["extracted"] == 5 and card["unconfirmed"] == 1 and card["skipped"] == 0
+    screen = daemon.cli("status").stdout
+    assert "card      casualty 2 current; 2 card(s)" in screen and "1 unconfirmed" in screen, screen
+
+    second = json.loads(daemon.cli("card", "--json").stdout)["cards"][1]
+    pulse = next(column["pulse"] for column in second["c_vitals"] if column.get("pulse"))
+    assert pulse["status"] == "unconfirmed" and pulse["event"]["what"]["rate"] == 700
+    flagged = pulse["event"]["id"]
+    assert daemon.cli("card", "confirm", flagged).returncode == 0
+    assert daemon.wait_for(lambda r: r["card"]["unconfirmed"] == 0)["card"]["events"] == card["events"]
+
+
+def test_status_says_when_no_card_stage_is_routed(start_daemon):
+    daemon = start_daemon([STAGES[0]], {"transcribe": ["asr"]})
+    card = daemon.wait_healthy()["card"]
+    assert not card["enabled"] and card["events"] == 0
+    assert "card      off (no card stage routed)" in daemon.cli("status").stdout
