@@ -80,6 +80,8 @@ class CaptureHealth(PluginHealth):
     playing: Bool | None = Field(None, description="the speaker plays now")
     gated_s: Float | None = Field(None, description="seconds of microphone gated while the speaker played")
     barge_ins: Int | None = Field(None, description="times speech cut the speaker short")
+    talk_overs: Int | None = Field(None, description="times the gate heard the medic talk over the kit and "
+                                                     "passed the cleaned audio (echo: gate with barge_in)")
     stream_id: Str | None = Field(None, description="the open listening stream's request id")
 
 

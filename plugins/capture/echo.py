@@ -2,14 +2,20 @@
 
 Two modes. `gate` (the default) silences the microphone while the speaker
 plays and for a tail after, long enough for the room's echo to die: nothing
-tcccd says can be transcribed, and nothing the medic says meanwhile is heard.
-The gate keeps time by the samples themselves as well as by the clock: a block
-captured in the same callbacks as sound played, and the device's echo delay
-plus the tail after it, are gated however late the stage gets to them (a
-loaded CPU processes blocks late, when the clock says playback is long over).
-`aec` runs WebRTC AEC3 on every 10 ms frame, fed the exact samples played in
-the same duplex callback, so the medic stays audible while tcccd talks; a
-voice detector on the cancelled signal is what lets the medic barge in.
+tcccd says can be transcribed. The gate keeps time by the samples themselves as
+well as by the clock: a block captured in the same callbacks as sound played,
+and the device's echo delay plus the tail after it, are gated however late the
+stage gets to them (a loaded CPU processes blocks late, when the clock says
+playback is long over). With `barge_in` the gate still listens for the medic
+under it: WebRTC AEC3 cleans the gated audio and a voice detector watches the
+result, which is never passed on unless the medic talks over the kit (a
+talk-over). Then playback stops and the gate passes the cleaned audio from the
+start of that run of speech (held back barge_in_frames, so the medic's first
+syllables are not lost to the detector's wait) until it would have opened.
+A read-back then never silences the medic's next sentence.
+`aec` runs AEC3 on every 10 ms frame, fed the exact samples played in the same
+duplex callback, so the medic stays audible while tcccd talks; the same voice
+detector on the cancelled signal is what lets the medic barge in.
 """
 
 from __future__ import annotations
@@ -36,7 +42,12 @@ class EchoSettings:
 
 
 class EchoGuard:
-    """Near-end 16 kHz blocks in, what may be transcribed out; says when the medic barges in."""
+    """Near-end 16 kHz blocks in, what may be transcribed out; says when the medic barges in.
+
+    Every sample in comes out once, in order (a gated one as silence): the stream's clock stays the
+    microphone's. Under AEC at most a 10 ms frame, and under the gate's talk-over watch barge_in_frames,
+    come out one call late.
+    """
 
     def __init__(self, settings: EchoSettings) -> None:
         self.settings = settings
@@ -46,8 +57,11 @@ class EchoGuard:
         self._far = np.zeros(0, np.float32)
         self._speech_frames = 0
         self._tail_samples = 0  # microphone samples still to gate after the last block played with sound
+        self._held: list[np.ndarray] = []  # the latest cleaned frames under the gate: a talk-over's first words
+        self.talking_over = False  # the medic talks over the kit: the gate passes the cleaned audio
+        self.talk_overs = 0
         self.gated_samples = 0
-        if settings.mode == "aec":
+        if settings.mode == "aec" or settings.barge_in:
             import pywebrtc_audio
 
             self._aec = pywebrtc_audio.EchoCanceller(RATE_HZ, 1, settings.aec_delay_ms)
@@ -59,30 +73,60 @@ class EchoGuard:
 
         `speaking` is whether playback is under way; `since_sound_s` how long ago the speaker last made sound.
         """
-        if self._aec is None:
-            if np.any(far):
-                self._tail_samples = len(near) + RATE_HZ * (self.settings.gate_tail_ms
-                                                            + self.settings.echo_delay_ms) // 1000
-            gated = speaking or since_sound_s * 1000 < self.settings.gate_tail_ms or self._tail_samples > 0
-            self._tail_samples = max(0, self._tail_samples - len(near))
-            if gated:
-                self.gated_samples += len(near)
-                return np.zeros_like(near), False
-            return near, False
-        return self._cancel(near, far, speaking)
+        if self.settings.mode == "aec":
+            frames = self._cancel(near, far, speaking)
+            return _joined([f for f, _ in frames]), any(b for _, b in frames)
+        return self._gate(near, far, speaking, since_sound_s)
 
-    def _cancel(self, near: np.ndarray, far: np.ndarray, speaking: bool) -> tuple[np.ndarray, bool]:
+    def _gate(self, near: np.ndarray, far: np.ndarray, speaking: bool, since_sound_s: float) -> tuple[
+            np.ndarray, bool]:
+        if np.any(far):
+            self._tail_samples = len(near) + RATE_HZ * (self.settings.gate_tail_ms
+                                                        + self.settings.echo_delay_ms) // 1000
+        gated = speaking or since_sound_s * 1000 < self.settings.gate_tail_ms or self._tail_samples > 0
+        self._tail_samples = max(0, self._tail_samples - len(near))
+        if not gated:
+            return _joined([*self._open_gate(), near]), False
+        self.gated_samples += len(near)
+        if self._aec is None:
+            return np.zeros_like(near), False
+        out: list[np.ndarray] = []
+        barge_in = self.talking_over and bool(np.any(far))  # the medic still talks: nothing new plays over them
+        for frame, speech_run in self._cancel(near, far, True):
+            if self.talking_over:
+                out.append(frame)
+                continue
+            self._held.append(frame)
+            if speech_run:
+                self.talking_over, barge_in = True, True
+                self.talk_overs += 1
+                out += self._held
+                self._held = []
+            elif len(self._held) > self.settings.barge_in_frames:
+                out.append(np.zeros_like(self._held.pop(0)))
+        return _joined(out), barge_in
+
+    def _open_gate(self) -> list[np.ndarray]:
+        """What the gate still holds when it opens: silence, unless the medic was talking over the kit."""
+        rest = [*self._held, self._near]
+        self._held, self._near, self._far = [], np.zeros(0, np.float32), np.zeros(0, np.float32)
+        self._speech_frames = 0
+        passed = self.talking_over
+        self.talking_over = False
+        return rest if passed else [np.zeros_like(r) for r in rest]
+
+    def _cancel(self, near: np.ndarray, far: np.ndarray, speaking: bool) -> list[tuple[np.ndarray, bool]]:
+        """AEC3 over whole 10 ms frames (the rest waits for the next block), each with whether it completed a
+        run of barge_in_frames frames of speech while the kit spoke."""
         self._near = np.concatenate([self._near, near])
         self._far = np.concatenate([self._far, far[:len(near)]])
         whole = len(self._near) - len(self._near) % FRAME_SAMPLES
-        out = np.empty(whole, np.float32)
-        barge_in = False
+        frames = []
         for start in range(0, whole, FRAME_SAMPLES):
             frame = self._aec.process(self._near[start:start + FRAME_SAMPLES], self._far[start:start + FRAME_SAMPLES])
-            out[start:start + FRAME_SAMPLES] = frame
-            barge_in = self._speech_in(frame, speaking) or barge_in
+            frames.append((np.asarray(frame, np.float32), self._speech_in(frame, speaking)))
         self._near, self._far = self._near[whole:], self._far[whole:]
-        return out, barge_in
+        return frames
 
     def _speech_in(self, frame: np.ndarray, speaking: bool) -> bool:
         """True once the medic has talked for barge_in_frames frames in a row while the speaker plays."""
@@ -98,3 +142,7 @@ class EchoGuard:
             self._speech_frames = 0
             return True
         return False
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts).astype(np.float32, copy=False) if parts else np.zeros(0, np.float32)

@@ -50,7 +50,8 @@ class CaptureParams(PluginParams):
     echo: Literal["gate", "aec"] = Field("gate", description="gate: mic off while speaking; aec: WebRTC AEC3")
     gate_tail_ms: int = Field(300, ge=0, le=5000, description="mic stays off this long after playback ends")
     aec_delay_ms: int = Field(0, ge=0, le=500, description="hint: output-to-input delay of the device")
-    barge_in: bool = Field(True, description="with echo: aec, speech during playback stops it")
+    barge_in: bool = Field(True, description="speech during playback stops it; under the gate the medic is then "
+                           "heard from the start of that speech (AEC3 cleans what the gate held)")
     barge_in_probability: float = Field(0.7, gt=0, lt=1)
     barge_in_ms: int = Field(80, ge=10, le=1000, description="speech this long during playback stops it")
     barge_in_min_dbfs: float = Field(-45.0, le=0)
@@ -245,7 +246,8 @@ class CapturePlugin(Plugin):
                 "device_name": device.description if device else None,
                 "device_rate_hz": device.rate_hz if device else None,
                 "overruns": self.overruns_before + (device.overruns if device else 0), "echo": self.params.echo,
-                "playing": self.playback.playing, "barge_ins": self.barge_ins, "reopens": self.reopens,
+                "playing": self.playback.playing, "barge_ins": self.barge_ins, "talk_overs": self._guard.talk_overs,
+                "reopens": self.reopens,
                 "gated_s": round(self._guard.gated_samples / RATE_HZ, 2),
                 "stream_id": self.stream_id, **self.meter.health()}
 

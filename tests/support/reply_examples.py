@@ -35,7 +35,7 @@ CAPTURE_HEALTH = {"state": "ready", "plugin": "capture", "last_error": None, "er
                   "no_device_reason": "unplugged", "device_name": None, "device_rate_hz": None,
                   "input_level_dbfs": -90.0, "input_peak_dbfs": -90.0, "clipping": False, "clipped_samples": 0,
                   "overruns": 0, "reopens": 2, "echo": "gate", "playing": False, "gated_s": 0.0, "barge_ins": 0,
-                  "stream_id": None}
+                  "talk_overs": 0, "stream_id": None}
 STAGE = {"name": "mic", "plugin": "capture", "worker": "mic", "state": "ready", "pid": 4242, "restarts": 0,
          "queue_depth": 0, "max_queue": 16, "dropped_audio_chunks": 0, "busy_rejections": 0, "last_error": None,
          "latency": LATENCY, "rss_bytes": 60_000_000, "peak_rss_bytes": 70_000_000, "plugin_health": CAPTURE_HEALTH}

@@ -93,3 +93,41 @@ def test_the_gate_counts_its_tail_in_samples_when_the_stage_gets_to_the_blocks_l
     for _ in range(tail_blocks):
         assert not guard.process(voice, quiet, False, late_s)[0].any()  # the echo arriving late: gated
     assert guard.process(voice, quiet, False, late_s)[0].any()  # after delay + tail: the medic is heard
+
+
+def test_the_gate_hears_the_medic_talk_over_the_kit_and_nothing_of_the_kit() -> None:
+    """Under the gate, AEC3 and the voice detector watch what is gated: the kit's own echo never passes; the
+    medic talking over it stops playback and is passed from the start of that speech (issue 23: before, every
+    word the medic started during a read-back was lost, silently)."""
+    far, echo, near, talk_start, talk_end = scene()
+    alone = EchoGuard(EchoSettings(mode="gate"))
+    out_alone, barge_alone = run(alone, echo, far)
+    assert not out_alone.any() and barge_alone == [] and alone.talk_overs == 0
+
+    guard = EchoGuard(EchoSettings(mode="gate"))
+    out, barge_ins = run(guard, echo + near, far)
+    assert guard.talk_overs == 1 and barge_ins[0] >= talk_start and barge_ins[0] - talk_start < 0.3 * 16000
+    first_passed = int(np.flatnonzero(out)[0])
+    hold = EchoSettings().barge_in_frames * 160
+    assert talk_start - hold <= first_passed <= barge_ins[0] - hold // 2  # the detector's wait is passed too
+    assert best_correlation(out, near, first_passed, min(talk_end, len(out))) > 0.7
+
+
+def test_the_gate_passes_every_sample_once_and_stops_what_would_play_over_the_medic() -> None:
+    far, echo, near, talk_start, _ = scene()
+    guard = EchoGuard(EchoSettings(mode="gate", gate_tail_ms=300, echo_delay_ms=200))
+    out, _ = run(guard, (echo + near)[: talk_start + 16000], far[: talk_start + 16000])
+    assert guard.talking_over
+    more = guard.process(near[:BLOCK], far[:BLOCK], False, 0.0)  # a new read-back queued while the medic talks
+    assert more[1], "what would play over the medic must be stopped"
+    tail = [guard.process(np.full(BLOCK, 0.01, np.float32), np.zeros(BLOCK, np.float32), False, 5.0)[0]
+            for _ in range(40)]  # the tail runs out and the gate opens
+    assert not guard.talking_over and tail[-1].any()
+    assert len(out) + len(more[0]) + sum(map(len, tail)) == talk_start + 16000 + BLOCK + 40 * BLOCK
+
+
+def test_without_barge_in_the_gate_hears_nothing_under_it() -> None:
+    far, echo, near, _, _ = scene()
+    guard = EchoGuard(EchoSettings(mode="gate", barge_in=False))
+    out, barge_ins = run(guard, echo + near, far)
+    assert not out.any() and barge_ins == [] and guard.talk_overs == 0
