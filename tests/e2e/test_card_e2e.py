@@ -105,7 +105,10 @@ def test_through_the_microphone_with_read_back_the_kit_s_voice_stays_out_of_the_
     assert spoken >= 2, daemon.logs()[-3000:]
     assert len(record) == len(wavs), texts  # one per utterance played: nothing the kit said back
     lines = clockless(card_of(daemon, len(record)))
-    assert invented(lines, clockless(expected_fields(scenario.expected))) == set(), (lines, texts)
+    # a value from a word the ASR doubted is shown unconfirmed, for the medic to check (docs/card.md): the fresh-clone
+    # run of 2026-11-25 heard "zero nine fifteen" through the microphone as 0950, doubted; bench/card.py counts those
+    kept = {line for line in lines if not line.endswith("(unconfirmed)")}
+    assert invented(kept, clockless(expected_fields(scenario.expected))) == set(), (lines, texts)
 
 
 @needs_pulse
@@ -135,5 +138,5 @@ def test_the_medic_talking_over_a_read_back_is_heard_and_the_read_back_stops(sta
     assert len(record) == 2, texts  # the talk-over is heard, the read-back is not
     assert "txa" in texts[1].lower() and "thigh" not in texts[1].lower(), texts
     lines = clockless(card_of(daemon, len(record)))
-    kept = {line for line in lines if not line.endswith("(unconfirmed)")}  # a doubted word stays open for review
+    kept = {line for line in lines if not line.endswith("(unconfirmed)")}  # doubted: open for review, as above
     assert invented(kept, clockless(expected_fields(scenario.expected))) == set(), (lines, texts)
