@@ -4,7 +4,8 @@ The daemon sends the cards (`card.get`); every export is made here, on the
 operator's side, from the card received: `--pdf FILE` writes the file this
 command names, on this machine, and nothing about it is sent to the daemon.
 `tcccd card confirm EVENT` / `tcccd card reject EVENT` review one entry by the
-event id the card shows next to it (`j12.3`).
+event id the card shows next to it (`j12.3`); `tcccd card close` ends the
+mission (its cards kept, read with `--mission N`).
 """
 
 from __future__ import annotations
@@ -18,19 +19,20 @@ from pathlib import Path
 from typing import Any
 
 from tcccd.wire.card import CardSet
-from tcccd.wire.card_replies import CardReviewed, CardsReply
+from tcccd.wire.card_replies import CardClosed, CardReviewed, CardsReply
 from tcccd.wire.client import Client
 
 
-def _cards(endpoint: str, casualty: int | None) -> CardSet:
+def _cards(endpoint: str, casualty: int | None, mission: int | None) -> CardSet:
+    ask = {k: v for k, v in (("casualty", casualty), ("mission", mission)) if v is not None}
     with Client(endpoint, timeout_s=10) as client:
-        reply = client.call("card.get", {"casualty": casualty} if casualty is not None else {})
+        reply = client.call("card.get", ask)
     CardsReply.from_message(reply)
     return CardsReply.cards_of(reply)
 
 
 def show(endpoint: str, args: argparse.Namespace) -> int:
-    cards = _cards(endpoint, args.casualty)
+    cards = _cards(endpoint, args.casualty, args.mission)
     if args.json:
         from tcccd.card_exports.json_card import card_json
 
@@ -54,6 +56,15 @@ def show(endpoint: str, args: argparse.Namespace) -> int:
     return 0
 
 
+def close(endpoint: str, args: argparse.Namespace) -> int:
+    with Client(endpoint, timeout_s=10) as client:
+        reply = CardClosed.from_message(client.call("card.close", {"by": args.by}))
+    cards = len(reply.casualties)
+    print(f"mission {reply.mission} closed by {reply.by}: {cards} card{'s' if cards != 1 else ''} kept "
+          f"(tcccd card --mission {reply.mission}); the next casualty one starts a new card")
+    return 0
+
+
 def review(endpoint: str, args: argparse.Namespace) -> int:
     if not args.event:
         print(f"tcccd card {args.action}: name the event (its id on the card, e.g. j12.3)", file=sys.stderr)
@@ -71,13 +82,22 @@ def _casualty(text: str) -> int:
     return int(text)
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a mission is a number from 1")
+    return int(text)
+
+
 def register(sub: Any, command: Callable[..., argparse.ArgumentParser], endpoint: Callable[[Any], str]) -> None:
     c = command("card", "the casualty cards (DD 1380); `card confirm|reject EVENT` reviews one entry",
-                lambda args: (show if args.action == "show" else review)(endpoint(args), args))
-    c.add_argument("action", nargs="?", choices=["show", "confirm", "reject"], default="show")
+                lambda args: {"show": show, "close": close}.get(args.action, review)(endpoint(args), args))
+    c.add_argument("action", nargs="?", choices=["show", "confirm", "reject", "close"], default="show",
+                   help="close: the mission is over (its cards are kept; the next casualty one starts a new card)")
     c.add_argument("event", nargs="?", help="confirm/reject: the event id shown on the card (e.g. j12.3)")
     c.add_argument("--casualty", type=_casualty, help="one casualty's card (default: every card)")
-    c.add_argument("--by", default="medic", help="confirm/reject: who reviews (default: medic)")
+    c.add_argument("--mission", type=_positive, help="a closed mission's cards (1 = the first; default: the "
+                   "current mission)")
+    c.add_argument("--by", default="medic", help="confirm/reject/close: who does it (default: medic)")
     form = c.add_mutually_exclusive_group()
     form.add_argument("--text", action="store_true", help="the card as text, section by section (the default)")
     form.add_argument("--json", action="store_true", help="the cards as JSON (daemon/card_exports/card.schema.json)")

@@ -48,7 +48,8 @@ def card_lines(report: StatusReport) -> list[str]:
     card = report.card
     if not card.enabled:
         return ["card      off (no card stage routed)"]
-    text = (f"card      casualty {card.casualty} current; {len(card.casualties)} card(s), {card.events} events, "
+    text = (f"card      mission {card.mission}, casualty {card.casualty} current; {len(card.casualties)} card(s), "
+            f"{card.events} events, "
             f"{card.unconfirmed} unconfirmed")
     if card.waiting or card.skipped:
         text += f"; {card.waiting} transcript(s) waiting, {card.skipped} skipped"

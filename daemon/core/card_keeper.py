@@ -29,6 +29,7 @@ from typing import Any
 import structlog
 
 from tcccd.config import Config
+from tcccd.core.card_mission import MissionClock
 from tcccd.core.card_readback import ReadBack
 from tcccd.core.card_requests import CardRequests
 from tcccd.core.clients import INTERNAL_CLIENT
@@ -66,7 +67,10 @@ class CardKeeper:
         self.publish = publish
         self.on_error = on_error
         self.readback = ReadBack(config, profile, submit)
-        self.requests = CardRequests(self._open_log, self._projector, self.publish_card)
+        self.mission = MissionClock()
+        self.requests = CardRequests(self._open_log, self._projector, self.publish_card, self.mission,
+                                     lambda: journal.last_seq() if (journal := self.journal()) else 0,
+                                     self.mission_closed)
         self.log = structlog.get_logger()
         self.card_log: CardLog | None = None
         self._log_path: Any = None
@@ -96,10 +100,8 @@ class CardKeeper:
         if path is not None and self.card_log is None:
             self.card_log = CardLog.open(path)
             self._log_path = path
-            self.projector = Projector(self.card_log.reviews())
-            for event in self.card_log.events():
-                self.projector.apply(event)
-            self.casualty = self.card_log.current_casualty()
+            self.projector = self.mission.rebuild(self.card_log)
+            self.casualty = self.card_log.current_casualty(self.mission.after_journal_seq)
             self.cursor = self.card_log.last_extracted()
             self.in_flight, self.maybe_more = None, True
             self.log.info("casualty cards rebuilt from the card log", cards=len(self.projector.cards().cards),
@@ -142,6 +144,8 @@ class CardKeeper:
         self._send(entries[0], now)
 
     def _send(self, entry: Entry, now: float) -> None:
+        if self.mission.starts_at(self.cursor, entry.seq):
+            self.casualty = 1  # a new mission: what is said before anyone is named is casualty one's
         data = CardExtract(text=entry.text, segments=[s for s in entry.segments if isinstance(s.get("text"), str)],
                            journal_seq=entry.seq, request_id=entry.request_id[:128], source=entry.source[:32],
                            utterance_ts=entry.ts, utc_offset_min=time.localtime(entry.ts).tm_gmtoff // 60,
@@ -193,6 +197,7 @@ class CardKeeper:
         self.crashes.pop(entry.seq, None)
         self.counters["extracted"] += 1
         self.counters["events"] += len(stored)
+        stored = [event for event in stored if self.mission.holds(event)]  # a closed mission's late ones: logged
         self._apply(stored, entry.seq)
         heard_at = self.heard_at.pop(entry.seq, None)
         if heard_at is not None:
@@ -208,7 +213,20 @@ class CardKeeper:
             changed.setdefault(event.casualty, []).append(event.id)
         for casualty, ids in changed.items():
             self.publish_card(casualty, CardUpdate(casualty=casualty, cause="events", changed=ids,
-                                                   journal_seq=journal_seq, media_type=CARD_MEDIA_TYPE))
+                                                   journal_seq=journal_seq, mission=self.mission.number,
+                                                   media_type=CARD_MEDIA_TYPE))
+
+    def mission_closed(self, through_journal_seq: int) -> None:
+        """After card.close: the new mission's cards (empty), casualty one next, and the topic told."""
+        log = self._open_log()
+        if log is None:
+            return
+        self.projector = self.mission.rebuild(log)
+        if self.cursor >= through_journal_seq:  # else the closed mission's last words are still on their way
+            self.casualty = 1
+        update = CardUpdate(casualty=1, cause="closed", changed=[], mission=self.mission.number,
+                            media_type=CARD_MEDIA_TYPE)
+        self.publish("card", Message(CardUpdate.TYPE, data=update.to_data(), payload=card_payload(CardSet())))
 
     def publish_card(self, casualty: int, update: CardUpdate) -> None:
         """The `card` topic: one casualty's card as it now is, after the change is on disk."""
@@ -262,7 +280,8 @@ class CardKeeper:
 
     def report(self) -> dict[str, Any]:
         cards = self.projector.cards().cards
-        return {**self.counters, "enabled": EXTRACT_TYPE in self.config().routes, "casualty": self.casualty,
+        return {**self.counters, "enabled": EXTRACT_TYPE in self.config().routes, "mission": self.mission.number,
+                "casualty": self.casualty,
                 "casualties": [c.casualty for c in cards], "unconfirmed": self.projector.unconfirmed(),
                 "waiting": max(0, self.latest_heard - self.cursor), **self.readback.report()}
 

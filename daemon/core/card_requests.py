@@ -1,10 +1,13 @@
-"""`card.get`, `card.confirm` and `card.reject`: the cards as they are, and the medic's or a tablet's review.
+"""`card.get`, `card.confirm`, `card.reject` and `card.close`: the cards, the review, the end of a mission.
 
 Answered by the daemon itself from the card projection (no worker): a read is
-the cards in memory, a review is appended to the card log (on disk before the
-reply, like every event) and then applied to the projection, so the card shows
-the entry confirmed, or takes it off (rejecting a correction brings back what
-it replaced), and the `card` topic publishes the casualty's card again.
+the cards in memory (a closed mission's are rebuilt from the log), a review is
+appended to the card log (on disk before the reply, like every event) and then
+applied to the projection, so the card shows the entry confirmed, or takes it
+off (rejecting a correction brings back what it replaced), and the `card` topic
+publishes the casualty's card again. Only the current mission's cards take
+reviews: a closed mission's are kept as they were handed over. A close appends
+the mission's boundary, then the keeper starts the next mission's empty cards.
 Replies carry the cards in the payload (tcccd.wire.card_replies).
 """
 
@@ -13,12 +16,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from tcccd.core.card_mission import MissionClock
 from tcccd.record.card_log import CardLog, UnknownEvent
-from tcccd.record.card_projection import Projector
+from tcccd.record.card_missions import events_of
+from tcccd.record.card_projection import Projector, project
 from tcccd.wire.card import CardSet
 from tcccd.wire.card_events import Review
-from tcccd.wire.card_replies import CARD_MEDIA_TYPE, CardReviewed, CardsReply, CardUpdate, card_payload
-from tcccd.wire.messages import CardGet, CardReview
+from tcccd.wire.card_replies import CARD_MEDIA_TYPE, CardClosed, CardReviewed, CardsReply, CardUpdate, card_payload
+from tcccd.wire.messages import CardClose, CardGet, CardReview
 from tcccd.wire.protocol import Message
 
 NO_JOURNAL = "the casualty card lives in the transcript journal's file, and the journal is disabled " \
@@ -27,10 +32,14 @@ NO_JOURNAL = "the casualty card lives in the transcript journal's file, and the 
 
 class CardRequests:
     def __init__(self, card_log: Callable[[], CardLog | None], projector: Callable[[], Projector],
-                 publish_card: Callable[[int, CardUpdate], None]) -> None:
+                 publish_card: Callable[[int, CardUpdate], None], mission: MissionClock,
+                 last_journal_seq: Callable[[], int], mission_closed: Callable[[int], None]) -> None:
         self.card_log = card_log
         self.projector = projector
         self.publish_card = publish_card
+        self.mission = mission
+        self.last_journal_seq = last_journal_seq
+        self.mission_closed = mission_closed
 
     def answer(self, message: Message) -> Message:
         """The reply to one card request (its data already checked at the edge, tcccd.wire.messages)."""
@@ -39,11 +48,19 @@ class CardRequests:
             return message.error("no_route", NO_JOURNAL)
         if message.type == "card.get":
             return self._get(message, log)
+        if message.type == "card.close":
+            return self._close(message, log)
         return self._review(message, log)
 
     def _get(self, message: Message, log: CardLog) -> Message:
         ask = CardGet.model_validate(message.data)
-        cards = self.projector().cards()
+        current = self.mission.number
+        mission = ask.mission or current
+        if mission > current:
+            return message.error("unknown_mission", f"mission {mission} has not begun; the current mission is "
+                                                    f"{current} (leave mission out for its cards)")
+        cards = self.projector().cards() if mission == current else \
+            project(events_of(log.events(), log.missions(), mission), log.reviews())
         if ask.casualty is not None:
             picked = [card for card in cards.cards if card.casualty == ask.casualty]
             if not picked:
@@ -51,24 +68,39 @@ class CardRequests:
                 return message.error("unknown_casualty", f"no card for casualty {ask.casualty}; casualties with a "
                                                          f"card: {known} (leave casualty out for every card)")
             cards = CardSet(cards=picked)
-        reply = CardsReply(casualties=[card.casualty for card in cards.cards], events=log.count(),
-                           media_type=CARD_MEDIA_TYPE)
+        reply = CardsReply(casualties=[card.casualty for card in cards.cards], events=log.count(), mission=mission,
+                           current_mission=current, media_type=CARD_MEDIA_TYPE)
         return message.reply(CardsReply.TYPE, reply.to_data(), final=True, payload=card_payload(cards))
 
     def _review(self, message: Message, log: CardLog) -> Message:
         ask = CardReview.model_validate(message.data)
         review = Review(event=ask.event, action="confirm" if message.type == "card.confirm" else "reject",
                         ts=time.time(), by=ask.by)
+        if not self.projector().holds(review.event):
+            return message.error("unknown_event", f"no card event {review.event!r} on the current mission's cards "
+                                                  f"(mission {self.mission.number}; a closed mission's cards are kept "
+                                                  f"as they were); event ids look like 'j12.3' (see the card's "
+                                                  f"entries or `tcccd card --json`)")
         try:
             log.review(review)
         except UnknownEvent as exc:
             return message.error("unknown_event", str(exc))
         card = self.projector().review(review)
-        if card is None:  # in the log but not in this projection: cannot happen while both come from one log
+        if card is None:  # held, then not: cannot happen while both come from one log
             return message.error("unknown_event", f"event {ask.event!r} is in the log but on no card")
         self.publish_card(card.casualty, CardUpdate(casualty=card.casualty, cause="review", changed=[review.event],
-                                                               media_type=CARD_MEDIA_TYPE))
+                                                    mission=self.mission.number, media_type=CARD_MEDIA_TYPE))
         reply = CardReviewed(event=review.event, action=review.action, casualty=card.casualty, by=review.by,
                              ts=review.ts, media_type=CARD_MEDIA_TYPE)
         return message.reply(CardReviewed.TYPE, reply.to_data(), final=True,
                              payload=card_payload(CardSet(cards=[card])))
+
+    def _close(self, message: Message, log: CardLog) -> Message:
+        ask = CardClose.model_validate(message.data)
+        cards = self.projector().cards()
+        closed = log.close_mission(self.last_journal_seq(), time.time(), ask.by)
+        self.mission_closed(closed.through_journal_seq)
+        reply = CardClosed(mission=closed.number, through_journal_seq=closed.through_journal_seq,
+                           casualties=[card.casualty for card in cards.cards], by=closed.by, ts=closed.ts,
+                           media_type=CARD_MEDIA_TYPE)
+        return message.reply(CardClosed.TYPE, reply.to_data(), final=True, payload=card_payload(cards))

@@ -19,6 +19,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from tcccd.record.card_missions import Mission
 from tcccd.wire.card_events import Event, Review
 
 SCHEMA = """
@@ -43,6 +44,12 @@ CREATE TABLE IF NOT EXISTS card_extracted (
     casualty INTEGER NOT NULL,
     events INTEGER NOT NULL,
     outcome TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS card_missions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    through_journal_seq INTEGER NOT NULL,
+    ts REAL NOT NULL,
+    by TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS card_events_casualty ON card_events(casualty);
 """
@@ -73,7 +80,8 @@ class CardLog:
         self.db = db
         self.db.executescript(SCHEMA + APPEND_ONLY.format(table="card_events")
                               + APPEND_ONLY.format(table="card_reviews")
-                              + APPEND_ONLY.format(table="card_extracted"))
+                              + APPEND_ONLY.format(table="card_extracted")
+                              + APPEND_ONLY.format(table="card_missions"))
 
     @classmethod
     def open(cls, path: Path) -> CardLog:
@@ -127,15 +135,29 @@ class CardLog:
         rows = self.db.execute("SELECT event_id, action, ts, by FROM card_reviews ORDER BY seq").fetchall()
         return [Review(event=r[0], action=r[1], ts=r[2], by=r[3]) for r in rows]
 
+    def close_mission(self, through_journal_seq: int, ts: float, by: str) -> Mission:
+        """Append a mission boundary: the journal entries up to `through_journal_seq` are the closed mission's."""
+        with self._transaction():
+            self.db.execute("INSERT INTO card_missions (through_journal_seq, ts, by) VALUES (?, ?, ?)",
+                            (through_journal_seq, ts, by))
+        return self.missions()[-1]
+
+    def missions(self) -> list[Mission]:
+        """The closed missions, oldest first (number 1 is the first)."""
+        rows = self.db.execute("SELECT through_journal_seq, ts, by FROM card_missions ORDER BY seq").fetchall()
+        return [Mission(number, r[0], r[1], r[2]) for number, r in enumerate(rows, start=1)]
+
     def last_extracted(self) -> int:
         """The last journal entry marked extracted (0: none): the entries after it still need the card stage."""
         row = self.db.execute("SELECT MAX(journal_seq) FROM card_extracted").fetchone()
         return int(row[0] or 0)
 
-    def current_casualty(self) -> int:
-        """The casualty of the last event appended (a switch is an event of the casualty switched to); 1 when the
-        log is empty: what the medic says before naming anyone belongs to casualty one."""
-        row = self.db.execute("SELECT casualty FROM card_events ORDER BY seq DESC LIMIT 1").fetchone()
+    def current_casualty(self, after_journal_seq: int = 0) -> int:
+        """The casualty of the last event appended from a transcript after `after_journal_seq` (a switch is an event
+        of the casualty switched to); 1 when there is none: what the medic says before naming anyone, in a mission,
+        belongs to casualty one."""
+        row = self.db.execute("SELECT casualty FROM card_events WHERE journal_seq > ? ORDER BY seq DESC LIMIT 1",
+                              (after_journal_seq,)).fetchone()
         return int(row[0]) if row else 1
 
     def _transaction(self) -> _Transaction:

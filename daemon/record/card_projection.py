@@ -175,6 +175,10 @@ class Projector:
     def cards(self) -> CardSet:
         return CardSet(cards=[self._builders[c].card for c in sorted(self._builders)])
 
+    def holds(self, event_id: str) -> bool:
+        """The event is on one of these cards' logs (a review of it can apply)."""
+        return any(e.id == event_id for events in self._events.values() for e in events)
+
     def unconfirmed(self) -> int:
         """Fields on the cards shown unconfirmed, awaiting the medic's review."""
         return sum(e.status == "unconfirmed" for b in self._builders.values() for e in b.entries())

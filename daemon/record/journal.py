@@ -125,6 +125,10 @@ class TranscriptJournal:
         return [Entry(seq=r[0], ts=r[1], source=r[2], profile=r[3], request_id=r[4], text=r[5], confidence=r[6],
                       segments=json.loads(r[7])) for r in rows]
 
+    def last_seq(self) -> int:
+        """The newest entry's journal_seq (0 when empty)."""
+        return int(self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM transcripts").fetchone()[0])
+
     def size_bytes(self) -> int:
         """Bytes in use (pages minus the free list), what max_bytes bounds."""
         page_count = self.db.execute("PRAGMA page_count").fetchone()[0]

@@ -26,7 +26,9 @@ class CardsReply(Reply):
 
     TYPE: ClassVar[str] = "cards"
     casualties: list[Int] = Field(description="the casualties whose cards the payload holds, in order")
-    events: Int = Field(description="events in the card log (all casualties)")
+    events: Int = Field(description="events in the card log (all casualties, all missions)")
+    mission: Int = Field(description="the mission the cards belong to (1 = the first)")
+    current_mission: Int = Field(description="the mission under way (missions before it are closed)")
     media_type: Str = Field(description="the payload's format: `application/json`, a CardSet")
 
     @staticmethod
@@ -53,15 +55,31 @@ class CardReviewed(Reply):
     media_type: Str = Field(description="the payload's format: `application/json`, a CardSet")
 
 
+class CardClosed(Reply):
+    """Final: the answer to card.close, once the mission's boundary is on disk. The payload holds the closed
+    mission's cards as they were (a CardSet); the current mission's cards start empty."""
+
+    TYPE: ClassVar[str] = "card.closed"
+    mission: Int = Field(description="the mission closed (1 = the first)")
+    through_journal_seq: Int = Field(description="the last journal entry it holds: transcripts after it belong "
+                                                 "to the next mission")
+    casualties: list[Int] = Field(description="the casualties with a card in it")
+    by: Str = Field(description="who closed it")
+    ts: Float = Field(description="when (epoch seconds)")
+    media_type: Str = Field(description="the payload's format: `application/json`, a CardSet")
+
+
 class CardUpdate(Reply):
     """Event (topic `card`): one casualty's card changed (events logged from a transcript, or a review). Published
     after the change is on disk; the payload holds the card as it now is (a CardSet of one)."""
 
     TYPE: ClassVar[str] = "card"
     casualty: Int = Field(description="whose card changed")
-    cause: Literal["events", "review"] = Field(description="new events from a transcript, or a review")
+    cause: Literal["events", "review", "closed"] = Field(description="new events from a transcript, a review, or "
+                                                                    "the mission closed (the cards start empty)")
     changed: list[Str] = Field(description="the ids of the events logged or reviewed")
     journal_seq: Int | None = Field(None, description="events: the transcript they came from (`journal_seq`)")
+    mission: Int = Field(description="the mission the card belongs to")
     media_type: Str = Field(description="the payload's format: `application/json`, a CardSet")
 
 

@@ -49,7 +49,8 @@ ERROR_CODES: dict[str, str] = {
     "upstream_error": "the configured completions endpoint answered with an error",
     "no_device": "the capture stage has no audio device (unplugged, no sound card); it retries by itself",
     "unknown_casualty": "card.get named a casualty that has no card",
-    "unknown_event": "card.confirm or card.reject named an event id the card log does not hold",
+    "unknown_event": "card.confirm or card.reject named an event id that is not on the current mission's cards",
+    "unknown_mission": "card.get named a mission that has not begun",
 }
 
 

@@ -70,6 +70,8 @@ class CardGet(_Data):
     """Every casualty's card, or one."""
 
     casualty: StrictInt | None = Field(None, ge=1, le=999, description="one casualty's card (1-999); all when absent")
+    mission: StrictInt | None = Field(None, ge=1, description="a mission's cards (1 = the first; `card.close` "
+                                                           "ends one); the current mission's when absent")
 
 
 class CardReview(_Data):
@@ -80,13 +82,19 @@ class CardReview(_Data):
     by: StrictStr = Field("medic", min_length=1, max_length=64, description="who reviewed: `medic`, a tablet's name")
 
 
+class CardClose(_Data):
+    """The mission is over: its cards are kept as they are, and the next casualty one starts a new card."""
+
+    by: StrictStr = Field("medic", min_length=1, max_length=64, description="who closed it: `medic`, a tablet's name")
+
+
 REQUESTS: dict[str, type[BaseModel]] = {
     "transcribe": AudioRequest, "stream": AudioRequest, "speak": Speak, "speak.tokens": SpeakTokens,
     "status": Empty, "ping": Empty, "profile.get": Empty, "profile.set": ProfileSet, "cancel": Empty,
     "capture.mute": Empty, "capture.unmute": Empty, "transcripts.since": TranscriptsSince,
-    "card.get": CardGet, "card.confirm": CardReview, "card.reject": CardReview,
+    "card.get": CardGet, "card.confirm": CardReview, "card.reject": CardReview, "card.close": CardClose,
 }
-CARD_TYPES = ("card.get", "card.confirm", "card.reject")
+CARD_TYPES = ("card.get", "card.confirm", "card.reject", "card.close")
 LOCAL_TYPES = ("status", "ping", "profile.get", "profile.set", "transcripts.since", *CARD_TYPES)
 
 

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from tcccd.wire.card_replies import CardReviewed, CardsReply, CardUpdate
+from tcccd.wire.card_replies import CardClosed, CardReviewed, CardsReply, CardUpdate
 from tcccd.wire.errors import ErrorReply
 from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, Str
 from tcccd.wire.protocol import Message
@@ -232,7 +232,7 @@ class Alert(Reply):
 
 REPLIES: dict[str, type[Reply]] = {model.TYPE: model for model in (
     Pong, StatusReport, ProfileReply, ProfileDecision, Transcript, TranscriptsReply, AudioReply, CaptureReply,
-    Alert, ErrorReply, CardsReply, CardReviewed, CardUpdate)}
+    Alert, ErrorReply, CardsReply, CardReviewed, CardClosed, CardUpdate)}
 
 
 def read_reply(message: Message) -> Any:

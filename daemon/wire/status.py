@@ -158,6 +158,7 @@ class CardStatus(Reply):
     """The casualty card kept by the daemon (tcccd.core.card_keeper): where it stands, and what waits for review."""
 
     enabled: Bool = Field(description="the card stage is routed (`routes.card.extract`)")
+    mission: Int = Field(description="the mission under way (1 = the first; `card.close` ends one)")
     casualty: Int = Field(description="the casualty the next utterance is filed under")
     casualties: list[Int] = Field(description="casualties with a card")
     events: Int = Field(description="events logged since start")

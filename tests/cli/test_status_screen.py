@@ -23,7 +23,8 @@ def test_the_screen_shows_why_the_profile_is_capped_and_what_needs_attention():
     assert "budget 3815 MB, headroom 3729 MB; last: release mic at" in screen
     assert "capture   mic: NO DEVICE (unplugged); retrying" in screen
     assert "journal   FAILING: transcript not written: database or disk is full" in screen
-    assert "card      casualty 2 current; 2 card(s), 14 events, 3 unconfirmed; read-backs 8 (1 failed: stage" in screen
+    assert "card      mission 1, casualty 2 current; 2 card(s), 14 events, 3 unconfirmed; read-backs 8 (1 failed: " \
+           "stage" in screen
     row = next(line for line in screen.splitlines() if line.startswith("mic "))
     assert row.split()[:6] == ["mic", "capture", "ready", "0", "0/16", "0"] and "12.5" in row and "44.0" in row
     assert "worker asr: exited (SIGKILL)" in screen

@@ -22,7 +22,7 @@ def test_status_shows_the_cards_and_the_fields_waiting_for_review(start_daemon):
     assert card["casualty"] == 2 and card["casualties"] == [1, 2]
     assert card["extracted"] == 5 and card["unconfirmed"] == 1 and card["skipped"] == 0
     screen = daemon.cli("status").stdout
-    assert "card      casualty 2 current; 2 card(s)" in screen and "1 unconfirmed" in screen, screen
+    assert "card      mission 1, casualty 2 current; 2 card(s)" in screen and "1 unconfirmed" in screen, screen
 
     second = json.loads(daemon.cli("card", "--json").stdout)["cards"][1]
     pulse = next(column["pulse"] for column in second["c_vitals"] if column.get("pulse"))

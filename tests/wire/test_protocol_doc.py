@@ -115,8 +115,8 @@ def test_every_request_type_in_the_doc_is_validated_and_round_trips():
                 "profile.set": {"name": "field", "reason": "battery low", "for_s": 1800}, "cancel": {},
                 "capture.mute": {}, "capture.unmute": {}, "transcripts.since": {"since_ts": 0, "after_seq": 3,
                                                                                 "limit": 10},
-                "card.get": {"casualty": 2}, "card.confirm": {"event": "j12.3", "by": "tablet-2"},
-                "card.reject": {"event": "j12.4"}}
+                "card.get": {"casualty": 2, "mission": 1}, "card.confirm": {"event": "j12.3", "by": "tablet-2"},
+                "card.reject": {"event": "j12.4"}, "card.close": {"by": "medic"}}
     assert _doc_request_types() == set(examples) == set(REQUESTS)
     for kind, data in examples.items():
         message = Message(kind, data=data, final=True)
