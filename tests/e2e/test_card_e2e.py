@@ -82,17 +82,23 @@ def wait_until_the_kit_is_quiet(daemon, heard: int, quiet_s: float = 3.0, timeou
         time.sleep(0.2)
 
 
+def kit_with_read_back(start_daemon, pulse):
+    """The kit's pipeline on the virtual microphone: capture, ASR, the card, Piper reading back through the speaker."""
+    mic = {"name": "mic", "plugin": "capture", "params": {"latency_ms": 200, "retry_initial_s": 0.2}}
+    routes = {**ROUTES, "speak.play": ["piper", "mic"]}
+    daemon = start_daemon([mic, ASR, CARD, {"name": "piper", "plugin": "piper"}], routes,
+                          env={"PULSE_SERVER": pulse.server})
+    daemon.wait_for(lambda r: r["state"] == "healthy" and mic_health(r).get("capture") == "listening", 300)
+    time.sleep(2.0)
+    return daemon
+
+
 @needs_pulse
 def test_through_the_microphone_with_read_back_the_kit_s_voice_stays_out_of_the_record(start_daemon, tmp_path):
     scenario = SCENARIOS["gsw_limb_tourniquet_txa"]
     wavs = steady_audio(scenario, "normal")[:4]
-    mic = {"name": "mic", "plugin": "capture", "params": {"latency_ms": 200, "retry_initial_s": 0.2}}
-    routes = {**ROUTES, "speak.play": ["piper", "mic"]}
     with running_pulse() as pulse:
-        daemon = start_daemon([mic, ASR, CARD, {"name": "piper", "plugin": "piper"}], routes,
-                              env={"PULSE_SERVER": pulse.server})
-        daemon.wait_for(lambda r: r["state"] == "healthy" and mic_health(r).get("capture") == "listening", 300)
-        time.sleep(2.0)
+        daemon = kit_with_read_back(start_daemon, pulse)
         for index, wav in enumerate(wavs):
             path = tmp_path / f"u{index}.wav"
             path.write_bytes(wav)
@@ -118,13 +124,8 @@ def test_the_medic_talking_over_a_read_back_is_heard_and_the_read_back_stops(sta
     them silently (docs/card.md, issue 23)."""
     scenario = SCENARIOS["gsw_limb_tourniquet_txa"]
     first, _, _, txa = steady_audio(scenario, "normal")[:4]
-    mic = {"name": "mic", "plugin": "capture", "params": {"latency_ms": 200, "retry_initial_s": 0.2}}
-    routes = {**ROUTES, "speak.play": ["piper", "mic"]}
     with running_pulse() as pulse:
-        daemon = start_daemon([mic, ASR, CARD, {"name": "piper", "plugin": "piper"}], routes,
-                              env={"PULSE_SERVER": pulse.server})
-        daemon.wait_for(lambda r: r["state"] == "healthy" and mic_health(r).get("capture") == "listening", 300)
-        time.sleep(2.0)
+        daemon = kit_with_read_back(start_daemon, pulse)
         (tmp_path / "first.wav").write_bytes(first)
         (tmp_path / "over.wav").write_bytes(txa)
         pulse.play_file(tmp_path / "first.wav").wait()
