@@ -53,6 +53,23 @@ def test_a_pieced_word_or_a_run_is_still_corrected(heard, meant):
     assert VocabularyCorrector.load(None, common_word=COMMON.__contains__).correct(heard) == meant
 
 
+@pytest.mark.parametrize(("heard", "term"), [
+    ("Patient is hypothermic, wrapped in a heat reflective shell.", "hypothermia"),
+    ("Junctional hemorrhage in the groin, wound packed with combat gauze.", "wound packing"),
+    ("Online Medevacric Wested, urgent surgical.", "medevac request"),
+    ("Two casualty on the litter.", "Casualties"),
+])
+def test_a_word_heard_whole_is_never_put_in_another_form(corrector, heard, term):
+    """A correction fixes a word the model misheard, never the form of one it heard (issue 22: these three, from
+    medical_eval, were counted as invented terms)."""
+    assert term.lower() not in corrector.correct(heard).lower()
+
+
+def test_a_misheard_word_ending_like_the_term_is_still_corrected(corrector):
+    assert corrector.correct("Junctional bleeding, wound packed with combat claws.") == \
+        "Junctional bleeding, wound packed with combat gauze."
+
+
 def test_vocabulary_file_errors_say_what_is_expected(tmp_path):
     empty = tmp_path / "vocab.txt"
     empty.write_text("# only a comment\n\n")
