@@ -60,13 +60,14 @@ class InFlight:
 class CardKeeper:
     def __init__(self, config: Callable[[], Config], journal: Callable[[], TranscriptJournal | None],
                  profile: Callable[[], str], submit: Callable[[bytes, Message], None],
-                 publish: Callable[[str, Message], None], on_error: Callable[[str, str], None]) -> None:
+                 publish: Callable[[str, Message], None], on_error: Callable[[str, str], None],
+                 speaker_missing: Callable[[], str | None] = lambda: None) -> None:
         self.config = config
         self.journal = journal
         self.submit = submit
         self.publish = publish
         self.on_error = on_error
-        self.readback = ReadBack(config, profile, submit)
+        self.readback = ReadBack(config, profile, submit, speaker_missing)
         self.mission = MissionClock()
         self.requests = CardRequests(self._open_log, self._projector, self.publish_card, self.mission,
                                      lambda: journal.last_seq() if (journal := self.journal()) else 0,

@@ -9,7 +9,9 @@ while the medic is talking: a partial microphone transcript means an utterance
 is under way, so nothing is said until its final transcript (or two seconds
 without a partial); read-backs that queue meanwhile are said together, one at a
 time. On by default, per profile (`readback:` in profiles/*.yaml). A kit with no
-speaker or no `speak.play` route reads nothing back and says so once in the log.
+speaker (the capture stage on the route reports `no_device`) or no `speak.play`
+route reads nothing back, asks Piper for nothing, and says so once in the log
+(`readbacks_not_played`, `readback_last_error` in status).
 """
 
 from __future__ import annotations
@@ -36,10 +38,11 @@ PLAY_ROUTE = "speak.play"
 
 class ReadBack:
     def __init__(self, config: Callable[[], cfg.Config], profile: Callable[[], str],
-                 submit: Callable[[bytes, Message], None]) -> None:
+                 submit: Callable[[bytes, Message], None], speaker_missing: Callable[[], str | None]) -> None:
         self.config = config
         self.profile = profile
         self.submit = submit
+        self.speaker_missing = speaker_missing
         self.pending: list[str] = []
         self.pending_since = 0.0  # when the oldest waiting read-back's card update was made
         self.update_at = 0.0  # the same, for the read-back being played
@@ -47,7 +50,7 @@ class ReadBack:
         self.in_flight: str | None = None
         self.first_audio_pending = False
         self.first_audio_ms: collections.deque[float] = collections.deque(maxlen=256)
-        self.counters = {"readbacks": 0, "readback_errors": 0}
+        self.counters = {"readbacks": 0, "readback_errors": 0, "readbacks_not_played": 0}
         self.last_error: str | None = None
         self.log = structlog.get_logger()
         self._settings: dict[tuple[int, str], bool] = {}
@@ -75,6 +78,13 @@ class ReadBack:
         """Read back the events just logged, as soon as the medic is not talking."""
         text = readback_text(events)
         if not text or not self.enabled():
+            return
+        missing = self.speaker_missing()
+        if missing is not None:  # Piper's work would be thrown away, and every try would be an error
+            self.counters["readbacks_not_played"] += 1
+            if missing != self.last_error:
+                self.log.warning("card read-back not played", reason=missing)
+            self.last_error = missing
             return
         now = time.monotonic()
         if not self.pending:
@@ -113,3 +123,12 @@ class ReadBack:
 
     def report(self) -> dict[str, Any]:
         return {**self.counters, "readback_waiting": len(self.pending), "readback_last_error": self.last_error}
+
+
+def speaker_missing(config: cfg.Config, stages: dict[str, Any]) -> str | None:
+    """Why the read-back's route cannot sound now: a capture stage on it reports no audio device (its health)."""
+    for name in config.routes.get(PLAY_ROUTE, []):
+        health = getattr(stages.get(name), "health", None) or {}
+        if health.get("capture") == "no_device":
+            return f"no speaker: {health.get('no_device_reason') or 'the audio device is missing'}"
+    return None

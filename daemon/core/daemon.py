@@ -35,6 +35,7 @@ from tcccd.core import health, reload
 from tcccd.core.admission import Admission
 from tcccd.core.broker import Broker
 from tcccd.core.card_keeper import CardKeeper
+from tcccd.core.card_readback import speaker_missing
 from tcccd.core.clients import ClientSockets
 from tcccd.core.control import ControlRouter
 from tcccd.core.governor import ProfileGovernor
@@ -79,7 +80,7 @@ class Daemon:
         # extracted onto the casualty card (issue 23), whose requests go through the broker like a client's.
         self.card = CardKeeper(lambda: self.config, lambda: self.feed.journal, lambda: self.profiles.current["name"],
                                lambda client, message: self.broker.on_client(client, message), self.publish,
-                               self.errors.note)
+                               self.errors.note, lambda: speaker_missing(self.config, self.supervisor.stages))
         self.feed = TranscriptFeed(reload.open_journal(config), self.publish, lambda: self.profiles.current["name"],
                                    self.errors.note, self.card.heard)
         self.requests = RequestTable(d)

@@ -170,6 +170,8 @@ class CardStatus(Reply):
     retries: Int = Field(description="extractions sent again after a failure")
     readbacks: Int = Field(description="read-backs spoken")
     readback_errors: Int = Field(description="read-backs that failed")
+    readbacks_not_played: Int = Field(description="read-backs not attempted: no speaker (`readback_last_error` "
+                                                  "says why)")
     readback_waiting: Int = Field(description="read-backs waiting for the medic to pause")
     readback_last_error: Str | None = Field(None, description="why the last read-back failed")
 

@@ -34,7 +34,7 @@ class Kit:
     """A keeper on a journal in `tmp`, its requests held in `sent` until the test answers them."""
 
     def __init__(self, tmp: Path, routes: dict[str, list[str]] | None = None, profile: str = "field",
-                 profiles_dir: Path | None = None) -> None:
+                 profiles_dir: Path | None = None, speaker_missing: str | None = None) -> None:
         self.config = cfg.Config.model_validate({"pipeline": PIPELINE, "routes": ROUTES if routes is None else routes,
                                                  "profiles_dir": profiles_dir})
         self.journal = TranscriptJournal.open(tmp, JournalSettings())
@@ -44,7 +44,7 @@ class Kit:
         self.keeper = CardKeeper(lambda: self.config, lambda: self.journal, lambda: profile,
                                  lambda client, message: self.sent.append((client, message)),
                                  lambda topic, message: self.published.append((topic, message)),
-                                 lambda request_id, text: self.errors.append(text))
+                                 lambda request_id, text: self.errors.append(text), lambda: speaker_missing)
 
     def say(self, *heard: str, source: str = "client") -> list[int]:
         """Journal what the medic said, one final transcript each, and tell the keeper as the feed does."""
@@ -214,3 +214,16 @@ def test_read_back_is_a_profile_setting(tmp_path, harness):
     assert readbacks(kit) == [] and any(line.endswith("pulse = 120") for line in kit.cards())
     for name in ("emergency", "field", "training"):
         assert cfg.load_profile(cfg.load(None), name).readback is True
+
+
+def test_no_speaker_no_read_back_and_no_error_for_each_entry(tmp_path, harness):
+    """A kit with no audio device: nothing is sent to Piper to be thrown away, and status says why, once."""
+    kit = Kit(tmp_path, speaker_missing="no speaker: no audio device named 'default'")
+    kit.say("Tourniquet applied to the left leg at zero nine fifteen.", "Pulse one twenty.")
+    kit.answer(harness)
+    kit.answer(harness)
+    kit.keeper.tick(time.monotonic())
+    report = kit.keeper.report()
+    assert readbacks(kit) == [] and kit.errors == []
+    assert (report["readbacks"], report["readbacks_not_played"], report["readback_errors"]) == (0, 2, 0)
+    assert report["readback_last_error"] == "no speaker: no audio device named 'default'"

@@ -37,3 +37,18 @@ def test_status_says_when_no_card_stage_is_routed(start_daemon):
     card = daemon.wait_healthy()["card"]
     assert not card["enabled"] and card["events"] == 0
     assert "card      off (no card stage routed)" in daemon.cli("status").stdout
+
+
+def test_a_kit_without_a_speaker_reads_nothing_back_and_says_why_once(start_daemon):
+    """The capture stage reports no_device: no read-back goes to Piper only to fail at the speaker (the demo's
+    status showed one error per entry before)."""
+    mic = {"name": "mic", "plugin": "capture", "params": {"device": "no-such-sound-card"}}
+    piper = {"name": "piper", "plugin": "piper"}
+    daemon = start_daemon([*STAGES, mic, piper], {**ROUTES, "speak.play": ["piper", "mic"]})
+    daemon.wait_for(lambda r: r["state"] == "healthy", timeout_s=120)
+    say(daemon, *SAID[:2])
+    card = card_section(daemon, 3)
+    assert card["readbacks"] == 0 and card["readback_errors"] == 0 and card["readbacks_not_played"] == 2, card
+    assert card["readback_last_error"].startswith("no speaker: ")
+    report = daemon.wait_healthy()
+    assert not any("cannot play" in e["message"] for e in report["last_errors"]), report["last_errors"]
