@@ -46,6 +46,7 @@ from tcccd.core.requests import RequestTable
 from tcccd.core.security import Security
 from tcccd.core.sources import SourceRouter
 from tcccd.core.supervisor import Supervisor
+from tcccd.core.talk_over import TalkOverWatch
 from tcccd.core.workers import WorkerHandle
 from tcccd.record.feed import TranscriptFeed
 from tcccd.system.notify import Notifier
@@ -107,6 +108,8 @@ class Daemon:
         self.every(d.telemetry.interval_s, self.governor.tick)
         self.every(0, self.memory.tick)
         self.every(0, self.card.tick)
+        self.every(TalkOverWatch.interval_s, TalkOverWatch(lambda: self.supervisor.stages, self.publish,
+                                                           self.errors.note).tick)
 
     def every(self, interval_s: float, hook: Callable[[float], None]) -> None:
         """Run `hook(now_monotonic)` from the main loop at most every `interval_s` seconds (0: every tick)."""

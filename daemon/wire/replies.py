@@ -216,9 +216,10 @@ class Alert(Reply):
 
     TYPE: ClassVar[str] = "alert"
     message: Str = Field(description="what happened, for a person")
-    kind: Str | None = Field(None, description="`journal_full`, `speech_dropped` or `card_skipped`")
+    kind: Str | None = Field(None, description="`journal_full`, `speech_dropped`, `card_skipped` or `talk_over` "
+                                               "(the medic spoke over a read-back: the first words may be missing)")
     source: Str | None = Field(None, description="`memory` for the memory capper's actions")
-    worker: Str | None = Field(None, description="the worker that was lost")
+    worker: Str | None = Field(None, description="the worker that was lost; talk_over: the capture stage")
     request_id: Str | None = Field(None, description="speech_dropped, card_skipped: the request")
     start_s: Float | None = Field(None, description="speech_dropped: start of the speech left out")
     end_s: Float | None = Field(None, description="speech_dropped: its end")

@@ -128,14 +128,22 @@ def test_the_medic_talking_over_a_read_back_is_heard_and_the_read_back_stops(sta
         daemon = kit_with_read_back(start_daemon, pulse)
         (tmp_path / "first.wav").write_bytes(first)
         (tmp_path / "over.wav").write_bytes(txa)
-        pulse.play_file(tmp_path / "first.wav").wait()
-        daemon.wait_for(lambda r: mic_health(r)["playing"], timeout_s=90)  # "Gunshot wound, left thigh" is read back
-        pulse.play_file(tmp_path / "over.wav").wait()  # the medic talks over it
-        wait_until_the_kit_is_quiet(daemon, heard=2)
-        health = mic_health(daemon.wait_for(lambda r: True))
-        record = mic_transcripts(daemon)
+        with daemon.client() as client:
+            alerts = client.subscribe(("alert",))
+            pulse.play_file(tmp_path / "first.wav").wait()
+            daemon.wait_for(lambda r: mic_health(r)["playing"], timeout_s=90)  # "Gunshot wound, left thigh" read back
+            pulse.play_file(tmp_path / "over.wav").wait()  # the medic talks over it
+            wait_until_the_kit_is_quiet(daemon, heard=2)
+            health = mic_health(daemon.wait_for(lambda r: True))
+            record = mic_transcripts(daemon)
+            told = []
+            while (event := alerts.next(1.0)) is not None:
+                told.append(event[1].data)
+            alerts.close()
     texts = [e["text"] for e in record]
     assert health["talk_overs"] >= 1 and health["barge_ins"] >= 1, health
+    talk_overs = [a for a in told if a.get("kind") == "talk_over"]  # the first words' loss is not silent
+    assert len(talk_overs) == health["talk_overs"] and "have the medic repeat" in talk_overs[0]["message"], told
     assert len(record) == 2, texts  # the talk-over is heard, the read-back is not
     assert "txa" in texts[1].lower() and "thigh" not in texts[1].lower(), texts
     lines = clockless(card_of(daemon, len(record)))

@@ -1,0 +1,49 @@
+"""Telling the tablet when the medic talked over the kit, so words the gate could not save are not lost silently.
+
+Under the echo gate the capture stage hears the medic talk over a read-back
+(tcccd.plugins.capture.echo) and passes what it can: the medic's speech from the
+moment its voice detector was sure, with a short lead-in. Words said before that
+moment were gated. The stage counts each talk-over in its health (`talk_overs`);
+this watch, on the main loop, publishes an `alert` (`kind: talk_over`) for each
+new one, with what to do about it, and notes it in status' recent errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from tcccd.wire.protocol import Message
+
+TEXT = ("the medic spoke over the kit's read-back ({stage}): what was said is transcribed from the moment speech was "
+        "detected; the first words before it may be missing: check the last transcript, and have the medic repeat")
+
+
+class TalkOverWatch:
+    interval_s = 0.25
+
+    def __init__(self, stages: Callable[[], dict[str, Any]], publish: Callable[[str, Message], None],
+                 on_error: Callable[[str, str], None]) -> None:
+        self.stages = stages
+        self.publish = publish
+        self.on_error = on_error
+        self.seen: dict[str, int] = {}  # stage -> talk-overs already told (a restarted worker counts from 0 again)
+        self.log = structlog.get_logger()
+
+    def tick(self, now: float) -> None:
+        for name, stage in self.stages().items():
+            count = (getattr(stage, "health", None) or {}).get("talk_overs")
+            if not isinstance(count, int):
+                continue
+            told = self.seen.get(name, 0)
+            self.seen[name] = count
+            for _ in range(count - told):
+                self._tell(name)
+
+    def _tell(self, stage: str) -> None:
+        text = TEXT.format(stage=stage)
+        self.log.warning("medic talked over a read-back", stage=stage)
+        self.on_error("-", text)
+        self.publish("alert", Message("alert", data={"kind": "talk_over", "message": text, "worker": stage}))
