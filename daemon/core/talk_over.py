@@ -1,9 +1,9 @@
 """Telling the tablet when the medic talked over the kit, so words the gate could not save are not lost silently.
 
-Under the echo gate the capture stage hears the medic talk over a read-back
-(tcccd.plugins.capture.echo) and passes what it can: the medic's speech from the
-moment its voice detector was sure, with a short lead-in. Words said before that
-moment were gated. The stage counts each talk-over in its health (`talk_overs`);
+Under the echo gate the capture stage notices the medic talk over a read-back
+(tcccd.plugins.capture.echo) and stops it; what the medic said while the gate
+was closed is not transcribed (with `talk_over: pass`, only what came before its
+voice detector was sure). The stage counts each talk-over in its health (`talk_overs`);
 this watch, on the main loop, publishes an `alert` (`kind: talk_over`) for each
 new one, with what to do about it, and notes it in status' recent errors.
 """
@@ -17,8 +17,8 @@ import structlog
 
 from tcccd.wire.protocol import Message
 
-TEXT = ("the medic spoke over the kit's read-back ({stage}): what was said is transcribed from the moment speech was "
-        "detected; the first words before it may be missing: check the last transcript, and have the medic repeat")
+TEXT = ("the medic spoke over the kit's read-back ({stage}): the read-back was stopped and the first words may be "
+        "missing: check the last transcript, and have the medic repeat")
 
 
 class TalkOverWatch:

@@ -50,8 +50,11 @@ class CaptureParams(PluginParams):
     echo: Literal["gate", "aec"] = Field("gate", description="gate: mic off while speaking; aec: WebRTC AEC3")
     gate_tail_ms: int = Field(300, ge=0, le=5000, description="mic stays off this long after playback ends")
     aec_delay_ms: int = Field(0, ge=0, le=500, description="hint: output-to-input delay of the device")
-    barge_in: bool = Field(True, description="speech during playback stops it; under the gate the medic is then "
-                           "heard from the start of that speech (AEC3 cleans what the gate held)")
+    barge_in: bool = Field(True, description="with echo: aec, speech during playback stops it")
+    talk_over: Literal["alert", "pass", "off"] = Field(
+        "alert", description="with echo: gate, the medic talking over the kit (AEC3 + a voice detector on the gated "
+        "audio) stops playback and is counted (alert); `pass` also passes the cleaned audio from the start of that "
+        "speech (it can carry what of the kit the canceller left); `off` only gates")
     barge_in_probability: float = Field(0.7, gt=0, lt=1)
     barge_in_ms: int = Field(80, ge=10, le=1000, description="speech this long during playback stops it")
     barge_in_min_dbfs: float = Field(-45.0, le=0)
@@ -94,7 +97,7 @@ class CapturePlugin(Plugin):
         p = self.params
         return EchoSettings(mode=p.echo, gate_tail_ms=p.gate_tail_ms, echo_delay_ms=2 * p.latency_ms,
                             aec_delay_ms=p.aec_delay_ms,
-                            barge_in=p.barge_in, barge_in_probability=p.barge_in_probability,
+                            barge_in=p.barge_in, talk_over=p.talk_over, barge_in_probability=p.barge_in_probability,
                             barge_in_frames=max(1, p.barge_in_ms // 10), barge_in_min_dbfs=p.barge_in_min_dbfs)
 
     def setup(self) -> None:

@@ -22,7 +22,7 @@ def test_each_new_talk_over_is_told_once_and_a_restarted_worker_counts_again():
     topic, message = published[0]
     alert = Alert.from_message(message)
     assert topic == "alert" and alert.kind == "talk_over" and alert.worker == "mic"
-    assert "first words before it may be missing" in alert.message and errors[0] == alert.message
+    assert "first words may be missing" in alert.message and errors[0] == alert.message
     stages["mic"].health = {"talk_overs": 0}  # the worker restarted
     watch.tick(0.75)
     stages["mic"].health = {"talk_overs": 1}

@@ -120,9 +120,10 @@ def test_through_the_microphone_with_read_back_the_kit_s_voice_stays_out_of_the_
 
 @needs_pulse
 def test_the_medic_talking_over_a_read_back_is_heard_and_the_read_back_stops(start_daemon, tmp_path):
-    """The default gate listens under itself (AEC3 + a voice detector): words the medic starts while the kit reads
-    back are transcribed, the read-back stops, and nothing the kit said enters the record. Before, the gate lost
-    them silently (docs/card.md, issue 23)."""
+    """The default gate watches under itself (AEC3 + a voice detector): the medic starting to talk while the kit
+    reads back stops the read-back, is told as an alert (the first words may be missing), and the rest of the
+    sentence is transcribed once the gate opens; nothing the kit said enters the record. Before, the gate kept the
+    read-back playing over the medic and lost the words silently (docs/card.md, issue 23)."""
     scenario = SCENARIOS["gsw_limb_tourniquet_txa"]
     first, _, _, txa = steady_audio(scenario, "normal")[:4]
     with running_pulse() as pulse:

@@ -3,7 +3,8 @@
 PortAudio over PulseAudio's ALSA plugin handed the first input latency's worth of blocks (16 of 20 ms at 0.32 s)
 as the capture buffer's initial content: zeros in a fresh process, full-scale garbage in the test suite's
 long-lived one (-1.0, -0.5: the capture level test read 24 to 1040 "clipped" samples after the capper's daemon
-tests). The stand-in below is that PortAudio: it plays the callback exactly so, deterministically.
+tests), and a few samples more where ALSA rounded its buffer up (18 on 2026-11-25). The stand-in below is that
+PortAudio: it plays the callback exactly so, deterministically.
 """
 
 from __future__ import annotations
@@ -23,8 +24,12 @@ INPUT_LATENCY_S = 0.32
 SPEECH = np.full(BLOCK, 0.25, np.float32)
 
 
+ROUNDED_UP = 18  # samples ALSA's buffer held past the latency PortAudio reported (the fresh-clone run of 2026-11-25)
+
+
 class StaleBufferStream:
-    """A PortAudio stream whose input buffer starts full of old memory: `latency[0]` of it, then real audio."""
+    """A PortAudio stream whose input buffer starts full of old memory: `latency[0]` of it and the few samples ALSA
+    rounded its buffer up by, then real audio."""
 
     def __init__(self, samplerate: int, blocksize: int, callback: Any, **_: Any) -> None:
         self.blocksize = blocksize
@@ -34,9 +39,11 @@ class StaleBufferStream:
     def start(self) -> None:
         status = SimpleNamespace(input_overflow=False)
         stale = round(INPUT_LATENCY_S * RATE_HZ / self.blocksize)
-        for block in range(stale + 4):
+        for block in range(stale + 5):
             indata = np.full((self.blocksize, 1), -1.0 if block % 2 else -0.5, np.float32)
-            if block >= stale:
+            if block == stale:
+                indata[ROUNDED_UP:, 0] = SPEECH[ROUNDED_UP:]
+            elif block > stale:
                 indata[:, 0] = SPEECH
             self.callback(indata, np.zeros((self.blocksize, 2), np.float32), self.blocksize, None, status)
 
@@ -62,7 +69,7 @@ def test_the_buffers_initial_content_is_heard_as_silence_then_the_microphone() -
     finally:
         device.close()
         os.close(wake_fd)
-    stale = round(INPUT_LATENCY_S * RATE_HZ / BLOCK)
+    stale = round(INPUT_LATENCY_S * RATE_HZ / BLOCK) + 1  # and the block ALSA's rounding reaches into
     assert len(heard) == stale + 4
     assert all(not block.any() for block in heard[:stale])  # silence, never full-scale garbage
     assert all(np.array_equal(block, SPEECH) for block in heard[stale:])  # then every sample as captured
