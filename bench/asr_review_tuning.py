@@ -12,6 +12,9 @@ accepted; the chosen margin is the largest that accepts no wrong proposal
 (the bias margin: the smallest that keeps every term the bias chose right).
 Words are labelled wrong or right against the reference (asr_review_metrics),
 and the threshold is the highest that flags at most 5% of the right words.
+Every number with a sound-alike twin (number_twins.py) is listed with both
+scores; the twin margin keeps SAFETY_GAP_LOGPROB past the best-separated
+confusion (a number whose twin was what was said).
 Coverage: how many stretches of VAD speech each setting would call uncovered
 (all tune speech is transcribed, so every one is a false alarm).
 
@@ -43,6 +46,7 @@ from tcccd.wire.protocol import AudioFormat, Message  # noqa: E402
 OUT = asr_corpus.ROOT / "bench" / "out" / "asr"
 SAFETY_GAP_LOGPROB = 3.0  # nats kept between the margin and the best-scored wrong proposal on tune
 REJECT_ALL = {"term_margin_logprob": -100.0, "number_margin_logprob": -100.0, "bias_margin_logprob": 100.0}
+DOUBT_EVERY_TWIN = {"twin_margin_logprob": 100.0}  # the shipped rewrites, every number with a twin listed
 
 
 def tune_clips() -> list[asr_corpus.Clip]:
@@ -82,6 +86,49 @@ def collect(min_similarity: float) -> tuple[list[dict], list[tuple[float, bool]]
             audio = load_mono(payload, AudioFormat("wav"), 16000, max_s=600)
             coverage.append(([(s.start_s, s.end_s) for s in detector.speech_spans(audio)], segments))
     return proposals, words, coverage
+
+
+def collect_twins() -> list[tuple[float, str]]:
+    """A second pass with the shipped rewrites (the numbers as the record writes them), every twin listed."""
+    terms = read_vocabulary(default_vocabulary_path())
+    twins = []
+    with PluginHarness("whisper", {"beam_size": 5, **DOUBT_EVERY_TWIN}, Path(tempfile.mkdtemp())) as harness:
+        for clip in tune_clips():
+            payload = clip.path.read_bytes()
+            [reply] = harness.request(Message("transcribe", payload=payload, final=True, audio=AudioFormat("wav")))
+            twins += twin_gaps(clip.reference, reply.data["segments"], terms)
+    return twins
+
+
+def twin_gaps(reference: str, segments: list[dict], terms: list[str]) -> list[tuple[float, str]]:
+    """(heard score - twin score, label) for each number of the reply that has a twin: `right` when writing the
+    twin instead would lower the clip's word errors (a sound-alike confusion the doubt should catch), `wrong` when
+    it would add errors (the number was heard right), `neutral` otherwise."""
+    texts = [s["text"] for s in segments]
+    out = []
+    for k, segment in enumerate(segments):
+        for u in segment["uncertain"]:
+            if u.get("twin"):
+                text = segment["text"]
+                changed = texts[:k] + [text[:u["start_char"]] + u["twin"] + text[u["end_char"]:]] + texts[k + 1:]
+                out.append((u["audio_logprob_heard"] - u["audio_logprob_twin"],
+                            label(reference, " ".join(texts), " ".join(changed), terms)))
+    return out
+
+
+def twin_table(twins: list[tuple[float, str]]) -> float:
+    """Prints what each margin would doubt; returns the chosen one: SAFETY_GAP_LOGPROB past the widest-separated
+    confusion on tune (the twin was what was said)."""
+    print(f"\nnumbers with a twin: {len(twins)}; doubted when heard - twin <= margin; a `right` twin is a confusion")
+    print(f"{'margin':>8} {'right':>6} {'neutral':>8} {'wrong':>6}")
+    for margin in np.arange(0, 10.5, 1.0):
+        got = defaultdict(int)
+        for gap, kind in twins:
+            got[kind] += gap <= margin
+        print(f"{margin:>8.1f} {got['right']:>6} {got['neutral']:>8} {got['wrong']:>6}")
+    for gap, kind in sorted(twins):
+        print(f"   {gap:7.2f} {kind}")
+    return max([gap for gap, kind in twins if kind == "right"], default=0.0) + SAFETY_GAP_LOGPROB
 
 
 def margin_table(rows: list[dict], kind: str, accept_if: str) -> None:
@@ -148,11 +195,12 @@ def main() -> None:
     margin_table(proposals, "unbiased", "unbiased reading score >= biased + margin (else the term stays)")
     threshold_table(words)
     coverage_table(coverage)
+    twin_margin = twin_table(collect_twins())
     right = [p for p, bad in words if not bad]
     threshold = max(t for t in np.arange(0.05, 0.96, 0.05) if np.mean([p < t for p in right]) <= 0.05)
     print("\nchosen (review.ReviewSettings): " + ", ".join(
         f"{kind} margin {chosen_margin(proposals, kind):.2f}" for kind in ("vocabulary", "number", "unbiased"))
-        + f", uncertain_below {threshold:.2f}")
+        + f", uncertain_below {threshold:.2f}, twin margin {twin_margin:.2f}")
 
 
 if __name__ == "__main__":

@@ -107,13 +107,19 @@ class Word(OpenReply):
 
 
 class UncertainWord(OpenReply):
-    """A word the model gave a probability under `uncertain_below`: for the medic to confirm."""
+    """A word the model gave a probability under `uncertain_below`, or a number the audio does not tell from its
+    twin (`twin`: "fifty" for "fifteen"): for the medic to confirm."""
 
     text: Str = Field(description="the word")
     start_char: Int = Field(description="where it starts in the segment's `text`")
     end_char: Int = Field(description="where it ends")
     probability: Float = Field(description="the model's probability, 0-1")
     alternative: Str | None = Field(None, description="the model's best other word there, if any")
+    twin: Str | None = Field(None, description="the word with its number's sound-alike in its place ('15 mg' for "
+                                               "'50 mg', 0950 for 0915, 'fifty' for 'fifteen'), which the audio "
+                                               "does not rule out: the reason for the doubt")
+    audio_logprob_heard: Float | None = Field(None, description="with `twin`: the segment's log-probability as heard")
+    audio_logprob_twin: Float | None = Field(None, description="with `twin`: with the twin in the number's place")
 
 
 class Segment(OpenReply):

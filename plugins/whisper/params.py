@@ -12,7 +12,7 @@ from tcccd.plugins.whisper.review import ReviewSettings
 RELOAD_KEYS = ("model", "backend", "fallback_backends", "device", "threads", "decoder_int8")
 VOCABULARY_KEYS = ("vocabulary", "vocabulary_correction", "vocabulary_min_similarity", "vocabulary_biasing",
                    "write_numbers", "term_margin_logprob", "number_margin_logprob", "bias_margin_logprob",
-                   "uncertain_below")
+                   "uncertain_below", "twin_margin_logprob")
 
 
 class WhisperParams(PluginParams):
@@ -58,3 +58,7 @@ class WhisperParams(PluginParams):
     uncertain_below: float = Field(ReviewSettings.uncertain_below, ge=0, le=1,
                                    description="words the model gives a lower probability are listed in each "
                                    "segment's `uncertain` (tuned on tune.txt)")
+    twin_margin_logprob: float = Field(ReviewSettings.twin_margin_logprob, ge=-100, le=100,
+                                       description="a number is listed in `uncertain` when the audio scores its "
+                                       "twin (50 for 15, 0950 for 0915) at most this many nats below it "
+                                       "(number_twins.py; tuned on tune.txt)")

@@ -12,7 +12,9 @@ encoder output is still there, in this order for each segment:
    medic's spelling ("1 g", "120/80", "92%") goes on top of an accepted reading;
 3. one alignment pass over the window's final readings gives every word its
    time and probability (word_timing.py); words under `uncertain_below` are
-   listed with the model's best alternative (word_spans.py).
+   listed with the model's best alternative (word_spans.py), and so are
+   numbers the audio does not tell from their twin, "fifteen" from "fifty"
+   (number_twins.py).
 
 Each segment keeps `heard` (the model's text) beside `text` (the record), the
 applied rewrites with both audio scores, and the rejected ones (`considered`).
@@ -28,6 +30,7 @@ from typing import Any
 
 from tcccd.plugins.whisper.audio_check import Proposal, Scorer, apply, check, scored_trail
 from tcccd.plugins.whisper.forced import WindowEvidence
+from tcccd.plugins.whisper.number_twins import Doubt, doubts
 from tcccd.plugins.whisper.numbers import inverse_normalize
 from tcccd.plugins.whisper.repetition import has_word
 
@@ -47,12 +50,16 @@ class ReviewSettings:
     ('intraosseous' vs 'intraceus'): 8 keeps them all.
     uncertain: at most 5% of right words flagged: mean token probability under 0.3 flags 4.0% of right words
     and 20% of wrong ones (1127 right, 261 wrong).
+    twin: 18 numbers with a sound-alike twin on tune, one a confusion (0950 heard for 'zero nine fifteen', its
+    twin 0915 scored 1.25 below it); 3 nats past it: 4.25, which also doubts 3 right numbers (two 0915 at 2.8 and
+    3.0, a '50 mg' at 3.7) and none of the 14 others (bench/asr_review_tuning.py, 2026-11-25).
     """
 
     vocabulary_margin_logprob: float = 10.0  # a term may score this much below the words it replaces
     number_margin_logprob: float = 4.0  # a number grouping ("110" for "100 and 10") likewise
     bias_margin_logprob: float = 8.0  # a term the bias chose may score this much below the unbiased reading
     uncertain_below: float = 0.3  # a word whose mean token probability is lower is listed in `uncertain`
+    twin_margin_logprob: float = 4.25  # a number whose twin scores within this is listed in `uncertain`
 
 
 @dataclass
@@ -67,6 +74,7 @@ class Decided:
     numbers: list[dict[str, Any]]
     considered: list[dict[str, Any]]
     spans: list[tuple[int, int, int, int]] = field(default_factory=list)  # (reading from, to, text from, to)
+    twins: list[Doubt] = field(default_factory=list)  # numbers of `reading` the audio does not tell from a twin
 
 
 class SegmentReviewer:
@@ -123,7 +131,8 @@ class SegmentReviewer:
         corrections = [scored_trail(v, "audio_logprob_heard", "audio_logprob_term") for v in accepted]
         written = [scored_trail(v, "audio_logprob_heard", "audio_logprob_written") for v in taken]
         return Decided(heard, corrected, reading, text, corrections, written, considered,
-                       _reading_spans([v.proposal for v in taken]))
+                       _reading_spans([v.proposal for v in taken]),
+                       doubts(reading, scorer, self.settings.twin_margin_logprob))
 
     def _vocabulary(self, heard: str) -> list[Proposal]:
         if self.corrector is None:

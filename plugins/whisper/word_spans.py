@@ -11,7 +11,10 @@ probability of the words it came from.
 A word under the threshold goes into `uncertain`, with the model's best other
 reading at that point (the most likely other first token, completed greedily
 to a whole word), so a tablet can ask the medic and the casualty card can
-leave the field open rather than guess.
+leave the field open rather than guess. So does a number the audio does not
+tell from its twin ("fifteen", "fifty": number_twins.py), whatever its
+probability, with the twin (in the record's spelling where the number shows
+in it: "15 mg" for "50 mg") and both audio scores.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 
 from tcccd.plugins.whisper.forced import ForcedText, WindowEvidence
 from tcccd.plugins.whisper.heard import Written
+from tcccd.plugins.whisper.number_twins import Doubt
 from tcccd.plugins.whisper.word_timing import TimedWord, time_words
 
 _STRIP = string.whitespace + string.punctuation
@@ -67,10 +71,12 @@ def segment_words(decided: Any, words: list[ReadWord], window: WindowEvidence, u
     """review.Decided + its timed words -> the segment's record (text, audit trail, words, uncertain)."""
     placed: dict[tuple[int, int], dict[str, Any]] = {}
     sources: dict[tuple[int, int], ReadWord] = {}
+    twins: dict[tuple[int, int], Doubt] = {}
     for word in words:
         core = _core(decided.reading, word.start_char, word.end_char)
         if core is None:
             continue
+        twin = next((d for d in decided.twins if d.start_char < core[1] and core[0] < d.end_char), None)
         span = _trimmed(decided.text, _in_text(core, decided.spans))
         entry = {"text": decided.text[span[0]:span[1]], "start_s": round(window.offset_s + word.timed.start_s, 3),
                  "end_s": round(window.offset_s + word.timed.end_s, 3),
@@ -82,14 +88,28 @@ def segment_words(decided: Any, words: list[ReadWord], window: WindowEvidence, u
             if entry["probability"] == old["probability"]:
                 word = sources[span]
         placed[span], sources[span] = entry, word
+        if twin is not None:
+            twins[span] = twin
     ordered = [placed[s] for s in sorted(placed)]
-    uncertain = [{"text": e["text"], "start_char": e["start_char"], "end_char": e["end_char"],
-                  "probability": e["probability"],
-                  "alternative": _alternative_word(window, sources[(e["start_char"], e["end_char"])], e["text"],
-                                                   tokenizer)}
-                 for e in ordered if e["probability"] < uncertain_below]
+    uncertain = [_doubted(e, window, sources[(e["start_char"], e["end_char"])],
+                          twins.get((e["start_char"], e["end_char"])), tokenizer)
+                 for e in ordered
+                 if e["probability"] < uncertain_below or (e["start_char"], e["end_char"]) in twins]
     return Written(decided.heard, decided.text, decided.corrections, decided.numbers, decided.considered,
                    ordered, uncertain)
+
+
+def _doubted(entry: dict[str, Any], window: WindowEvidence, word: ReadWord, twin: Doubt | None,
+             tokenizer: Any) -> dict[str, Any]:
+    """A word's `uncertain` entry: the model's best other word, and the number's twin when that is the doubt."""
+    doubt = {"text": entry["text"], "start_char": entry["start_char"], "end_char": entry["end_char"],
+             "probability": entry["probability"],
+             "alternative": _alternative_word(window, word, entry["text"], tokenizer)}
+    if twin is not None:
+        written = entry["text"].replace(twin.heard, twin.twin) if entry["text"].count(twin.heard) == 1 else twin.twin
+        doubt |= {"twin": written, "audio_logprob_heard": round(twin.logprob_heard, 3),
+                  "audio_logprob_twin": round(twin.logprob_twin, 3)}
+    return doubt
 
 
 def _core(reading: str, start: int, end: int) -> tuple[int, int] | None:

@@ -43,6 +43,11 @@ def scenario_audio(scenario: Scenario, pace: str, workdir: Path) -> list[bytes]:
 def steady_audio(scenario: Scenario, pace: str) -> list[bytes]:
     """The same voice with its noise off (noise_scale and noise_w_scale 0), so a test hears the same audio every
     run and Whisper writes the same words: a failure is then the card's, or Whisper's on that audio, every time."""
+    return steady_speech([utterance.heard for utterance in scenario.utterances], pace)
+
+
+def steady_speech(texts: list[str], pace: str = "normal") -> list[bytes]:
+    """Each text as WAV bytes in the kit's Piper voice with its noise off, half a second of silence either side."""
     from piper import PiperVoice, SynthesisConfig
 
     from tcccd.plugins.piper import default_voice_path
@@ -50,8 +55,8 @@ def steady_audio(scenario: Scenario, pace: str) -> list[bytes]:
     voice = PiperVoice.load(default_voice_path())
     config = SynthesisConfig(length_scale=PACES[pace], noise_scale=0.0, noise_w_scale=0.0)
     out = []
-    for utterance in scenario.utterances:
-        audio = np.concatenate([c.audio_float_array for c in voice.synthesize(utterance.heard, config)])
+    for text in texts:
+        audio = np.concatenate([c.audio_float_array for c in voice.synthesize(text, config)])
         silence = np.zeros(voice.config.sample_rate // 2, np.float32)
         out.append(wav_bytes(np.concatenate([silence, audio, silence]), voice.config.sample_rate))
     return out

@@ -25,7 +25,10 @@ SEGMENT = {"start_s": 0.0, "end_s": 2.4, "text": "1 g TXA at 0915",
                            "reason": "the audio supports what was heard better"}],
            "words": [{"text": "TXA", "start_s": 1.1, "end_s": 1.5, "probability": 0.62, "start_char": 4,
                       "end_char": 7}],
-           "uncertain": [{"text": "TXA", "start_char": 4, "end_char": 7, "probability": 0.22, "alternative": "TX"}]}
+           "uncertain": [{"text": "TXA", "start_char": 4, "end_char": 7, "probability": 0.22, "alternative": "TX",
+                          "twin": None, "audio_logprob_heard": None, "audio_logprob_twin": None},
+                         {"text": "0915", "start_char": 11, "end_char": 15, "probability": 0.71, "alternative": None,
+                          "twin": "0950", "audio_logprob_heard": -6.2, "audio_logprob_twin": -7.0}]}
 DROPPED = {"start_s": 5.0, "end_s": 9.5, "reason": "not_transcribed"}
 PROFILE = {"name": "training", "reason": "set by a client; battery 15% stayed <= 20% for 5 s", "since": 1.8e9,
            "requested": "field", "override_until": None, "cap": "training", "reading": "battery_percent", "value": 15.0}
