@@ -233,6 +233,11 @@ def counts_rows(split: str, results: dict[str, dict], row) -> None:
     row("  right words marked uncertain",
         [f"{c['uncertain'] - c['wrong_uncertain']}/{c['words'] - c['wrong']}" if c["words"] else "-"
          for c in counts], "<= 5%")
+    row("  wrong numbers left unmarked", [f"{c['number_wrong'] - c['number_wrong_uncertain']}/{c['number_wrong']}"
+                                          if c["words"] else "-" for c in counts], "0 (card: confirmed)")
+    row("  right numbers marked uncertain",
+        [f"{c['number_uncertain'] - c['number_wrong_uncertain']}/{c['number_words'] - c['number_wrong']}"
+         if c["words"] else "-" for c in counts])
 
 
 def main() -> None:

@@ -84,8 +84,10 @@ def rewrite_counts(segments: list[dict]) -> Counter:
 
 def medic_counts(reference: str, reply: dict, terms: list[str]) -> Counter:
     """Counts over one reply ({text, segments}): `invented` clinical terms, `numbers_wrong`, rewrites by kind,
-    `words`, `wrong` words, `uncertain` words and how many of those were `wrong_uncertain` (segments without
-    words[] count only the first two)."""
+    `words`, `wrong` words, `uncertain` words and how many of those were `wrong_uncertain`, and the same for the
+    words holding a digit (`number_words`, `number_wrong`, `number_wrong_uncertain`, `number_uncertain`): a
+    wrong number left unmarked is one the card shows as confirmed (segments without words[] count only the first
+    two)."""
     counts = Counter(invented=len(invented_terms(reference, reply["text"], terms)),
                      numbers_wrong=number_errors(reference, reply["text"]))
     segments = reply.get("segments", [])
@@ -98,6 +100,10 @@ def medic_counts(reference: str, reply: dict, terms: list[str]) -> Counter:
         marked = [(k, a, b) in doubts for k, a, b, _ in words]
         counts.update(words=len(words), wrong=sum(wrong), uncertain=sum(marked),
                       wrong_uncertain=sum(w and m for w, m in zip(wrong, marked, strict=True)))
+        digits = [_DIGITS.search(text) is not None for *_, text in words]
+        counts.update(number_words=sum(digits), number_wrong=sum(d and w for d, w in zip(digits, wrong, strict=True)),
+                      number_uncertain=sum(d and m for d, m in zip(digits, marked, strict=True)),
+                      number_wrong_uncertain=sum(d and w and m for d, w, m in zip(digits, wrong, marked, strict=True)))
     return counts
 
 

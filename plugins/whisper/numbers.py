@@ -236,8 +236,9 @@ def _follows_vital_cue(tokens: list[_Token], i: int) -> bool:
 
 
 def _joined(text: str, tokens: list[_Token], a: int, b: int) -> bool:
-    """Tokens a..b are separated by spaces or hyphens only (no comma or full stop between them)."""
-    return all(not text[tokens[k].end:tokens[k + 1].start].strip(" -") for k in range(a, b))
+    """Tokens a..b exist and are separated by spaces or hyphens only (no comma or full stop between them): a
+    partial result may end on "two to", with no token after it."""
+    return b < len(tokens) and all(not text[tokens[k].end:tokens[k + 1].start].strip(" -") for k in range(a, b))
 
 
 def _word(tokens: list[_Token], i: int) -> str | None:

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -38,11 +39,12 @@ class PartialAbandoned(RequestCancelled):
 @dataclass
 class PartialCounts:
     """What status shows of the partials, over every stream: done, skipped because the stream was behind,
-    abandoned for a final, and the last one's cost."""
+    abandoned for a final, failed (the stream went on), and the last one's cost."""
 
     done: int = 0
     skipped_behind: int = 0
     abandoned: int = 0
+    failed: int = 0
     last_cost_ms: float = 0.0
 
     def finished(self, cost_s: float) -> None:
@@ -51,7 +53,8 @@ class PartialCounts:
 
     def as_health(self) -> dict[str, float | int]:
         return {"partials_done": self.done, "partials_skipped_behind": self.skipped_behind,
-                "partials_abandoned": self.abandoned, "partial_cost_ms": round(self.last_cost_ms, 1)}
+                "partials_abandoned": self.abandoned, "partials_failed": self.failed,
+                "partial_cost_ms": round(self.last_cost_ms, 1)}
 
 
 @dataclass
@@ -123,6 +126,16 @@ class PartialSchedule:
             raise future.exception()
         self.counts.finished(self.cost_s)
         return future.result() if self.pending_utterance == open_utterance else None
+
+    def take_logged(self, open_utterance: int, log: Any) -> str | None:
+        """take(), a failed partial logged and counted rather than raised: a lost preview, not a lost utterance
+        (the final decodes the same audio). Raised into the stream, one once ended it and dropped its audio."""
+        try:
+            return self.take(open_utterance)
+        except Exception as exc:  # noqa: BLE001 - a preview must not end the medic's stream
+            self.counts.failed += 1
+            log.error("partial transcript failed; the stream goes on", exc_info=exc)
+            return None
 
     def abandon(self) -> None:
         """The utterance ended or the stream closed: stop the partial in flight (its thread finishes on its own)."""

@@ -155,7 +155,7 @@ class WhisperPlugin(Plugin):
         try:
             samples = session.samples(message.payload, message.audio, message.final)
             lag_s = session.partials.note_chunk(session.received_samples / RATE_HZ)
-            ready = session.partials.take(session.segmenter.next_index)
+            ready = session.partials.take_logged(session.segmenter.next_index, self.log)
             finished = session.segmenter.feed(samples)
             if message.final:
                 finished += session.segmenter.flush()

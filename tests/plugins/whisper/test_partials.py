@@ -7,6 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+import structlog
+import structlog.testing
 
 from tcccd.plugins.whisper.partials import MAX_LAG_S, PartialCounts, PartialSchedule
 
@@ -96,3 +98,22 @@ def test_a_partial_that_fails_raises_in_the_stream(pool):
     with pytest.raises(ValueError, match="model broke"):
         while schedule.take(open_utterance=0) is None:
             threading.Event().wait(0.01)
+
+
+def test_the_stream_logs_and_counts_a_failed_partial_and_goes_on(pool):
+    """In the stream a failed partial is a lost preview: the fresh-clone run of 2026-11-25 lost a talk-over's
+    transcript when one raised into the stream and closed it."""
+    counts = PartialCounts()
+    schedule = PartialSchedule(counts)
+
+    def decode(audio, check):
+        raise ValueError("model broke")
+
+    schedule.start(pool, decode, np.zeros(800, np.float32), utterance=0)
+    while not schedule.pending.done():
+        threading.Event().wait(0.01)
+    with structlog.testing.capture_logs() as logs:
+        assert schedule.take_logged(open_utterance=0, log=structlog.get_logger()) is None
+    assert counts.failed == 1 and counts.as_health()["partials_failed"] == 1 and schedule.pending is None
+    [entry] = logs
+    assert entry["log_level"] == "error" and "model broke" in repr(entry["exc_info"])
