@@ -40,6 +40,21 @@ def capture_health(report: dict) -> dict:
     return next(s["plugin_health"] for s in report["stages"] if s["name"] == "mic")
 
 
+def sample_heard(client, subscription, pulse) -> list[dict]:
+    """The sample played into the microphone, and the transcripts of it. On the loaded 2-core CI machine ALSA's
+    pulse plugin once stopped the stream as the sample began (the stage reopened it at once, logged it and counted
+    it in `reopens`) and the words heard were "It'll catch you all day.": a reopen around the sample gets it played
+    once more, since this test is about the path, and the reopen is reported where an operator looks."""
+    for _ in range(2):
+        before = capture_health(client.status())["reopens"]
+        time.sleep(2.0)  # the device's first audio, and the SUB socket joining
+        pulse.play_file(SAMPLE).wait()
+        heard = mic_transcripts(subscription, 60)
+        if capture_health(client.status())["reopens"] == before:
+            break
+    return heard
+
+
 @needs_pulse
 def test_microphone_to_subscriber_mute_unplug_and_the_journal(start_daemon):
     with running_pulse() as pulse:
@@ -48,9 +63,7 @@ def test_microphone_to_subscriber_mute_unplug_and_the_journal(start_daemon):
                         timeout_s=180)
         with daemon.client() as client:
             subscription = client.subscribe(("transcript",))
-            time.sleep(2.0)  # the device's first audio, and the SUB socket joining
-            pulse.play_file(SAMPLE).wait()
-            heard = mic_transcripts(subscription, 60)
+            heard = sample_heard(client, subscription, pulse)
             assert heard and "medevac" in " ".join(t["text"] for t in heard).lower()
             assert all(isinstance(t["journal_seq"], int) for t in heard)
 
@@ -66,9 +79,7 @@ def test_microphone_to_subscriber_mute_unplug_and_the_journal(start_daemon):
             assert client.status()["state"] == "healthy"  # everything else keeps serving
             pulse.start()
             daemon.wait_for(lambda r: capture_health(r)["capture"] == "listening", timeout_s=60)
-            time.sleep(2.0)
-            pulse.play_file(SAMPLE).wait()
-            assert "medevac" in " ".join(t["text"] for t in mic_transcripts(subscription, 60)).lower()
+            assert "medevac" in " ".join(t["text"] for t in sample_heard(client, subscription, pulse)).lower()
             subscription.close()
 
         record = json.loads(daemon.cli("transcripts", "--json").stdout)
