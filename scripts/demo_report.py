@@ -35,6 +35,9 @@ def report(reply: dict, reference: str) -> list[str]:
                          + scores(c, "audio_logprob_heard", "audio_logprob_proposed"))
         for u in s["uncertain"]:
             other = f", or {u['alternative']!r}?" if u["alternative"] else ""
+            if u.get("twin"):  # a number the audio does not tell from its sound-alike
+                other = (f", sounds like {u['twin']!r}: audio {u['audio_logprob_twin']:.1f} vs heard "
+                         f"{u['audio_logprob_heard']:.1f}")
             lines.append(f"  unsure:    {u['text']!r} (p {u['probability']:.2f}{other})")
     for d in reply.get("dropped", []):
         lines.append(f"  LOST:      speech at {d['start_s']:.1f}-{d['end_s']:.1f} s not transcribed ({d['reason']})")
