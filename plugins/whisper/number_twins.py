@@ -7,8 +7,8 @@ it as confirmed. A number's probability does not measure this confusion; the
 decoder can, by scoring the segment with the number's twin in its place (one
 batched, teacher-forced pass, the same check as every rewrite: audio_check.py).
 A number whose twin scores within the margin of what was heard is listed in
-`uncertain`, with the twin as the alternative, so the card leaves it for the
-medic to confirm. Nothing is rewritten: the record keeps what was heard.
+`uncertain`, with its twin and both scores (word_spans.py), so the card leaves
+it for the medic to confirm. Nothing is rewritten: the record keeps what was heard.
 
 Twins: the last two digits of a number written in digits, 13..19 <-> 30..90
 (0915 <-> 0950, 115 <-> 150, 17 <-> 70), and the same pairs written as words.
