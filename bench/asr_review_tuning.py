@@ -27,6 +27,7 @@ import argparse
 import sys
 import tempfile
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -62,42 +63,41 @@ def label(reference: str, heard: str, changed: str, terms: list[str]) -> str:
     return "right" if errors < 0 else "neutral"
 
 
+def tune_replies(params: dict) -> Iterator[tuple[asr_corpus.Clip, bytes, list[dict]]]:
+    """Each tune clip, its WAV bytes and the whisper stage's segments for it, with `params` (beam 5)."""
+    with PluginHarness("whisper", {"beam_size": 5, **params}, Path(tempfile.mkdtemp())) as harness:
+        for clip in tune_clips():
+            payload = clip.path.read_bytes()
+            [reply] = harness.request(Message("transcribe", payload=payload, final=True, audio=AudioFormat("wav")))
+            yield clip, payload, reply.data["segments"]
+
+
 def collect(min_similarity: float) -> tuple[list[dict], list[tuple[float, bool]], list[tuple[list, list]]]:
     terms = read_vocabulary(default_vocabulary_path())
     detector = SpeechDetector.load(VadSettings())
     proposals, words, coverage = [], [], []
-    params = {"beam_size": 5, "vocabulary_min_similarity": min_similarity, **REJECT_ALL}
-    with PluginHarness("whisper", params, Path(tempfile.mkdtemp())) as harness:
-        for clip in tune_clips():
-            payload = clip.path.read_bytes()
-            [reply] = harness.request(Message("transcribe", payload=payload, final=True, audio=AudioFormat("wav")))
-            segments = reply.data["segments"]
-            heards = [s["heard"] for s in segments]
-            for k, segment in enumerate(segments):
-                for entry in segment["considered"]:
-                    source = segment["heard"]
-                    changed = source[:entry["start_char"]] + entry["proposed"] + source[entry["end_char"]:]
-                    clip_changed = " ".join(heards[:k] + [changed] + heards[k + 1:])
-                    proposals.append({**entry, "label": label(clip.reference, " ".join(heards), clip_changed, terms),
-                                      "delta": entry["audio_logprob_proposed"] - entry["audio_logprob_heard"]})
-            record_words = [w for s in segments for w in s["words"]]
-            flags = wrong_words(clip.reference, [w["text"] for w in record_words])
-            words += [(w["probability"], bad) for w, bad in zip(record_words, flags, strict=True)]
-            audio = load_mono(payload, AudioFormat("wav"), 16000, max_s=600)
-            coverage.append(([(s.start_s, s.end_s) for s in detector.speech_spans(audio)], segments))
+    for clip, payload, segments in tune_replies({"vocabulary_min_similarity": min_similarity, **REJECT_ALL}):
+        heards = [s["heard"] for s in segments]
+        for k, segment in enumerate(segments):
+            for entry in segment["considered"]:
+                source = segment["heard"]
+                changed = source[:entry["start_char"]] + entry["proposed"] + source[entry["end_char"]:]
+                clip_changed = " ".join(heards[:k] + [changed] + heards[k + 1:])
+                proposals.append({**entry, "label": label(clip.reference, " ".join(heards), clip_changed, terms),
+                                  "delta": entry["audio_logprob_proposed"] - entry["audio_logprob_heard"]})
+        record_words = [w for s in segments for w in s["words"]]
+        flags = wrong_words(clip.reference, [w["text"] for w in record_words])
+        words += [(w["probability"], bad) for w, bad in zip(record_words, flags, strict=True)]
+        audio = load_mono(payload, AudioFormat("wav"), 16000, max_s=600)
+        coverage.append(([(s.start_s, s.end_s) for s in detector.speech_spans(audio)], segments))
     return proposals, words, coverage
 
 
 def collect_twins() -> list[tuple[float, str]]:
     """A second pass with the shipped rewrites (the numbers as the record writes them), every twin listed."""
     terms = read_vocabulary(default_vocabulary_path())
-    twins = []
-    with PluginHarness("whisper", {"beam_size": 5, **DOUBT_EVERY_TWIN}, Path(tempfile.mkdtemp())) as harness:
-        for clip in tune_clips():
-            payload = clip.path.read_bytes()
-            [reply] = harness.request(Message("transcribe", payload=payload, final=True, audio=AudioFormat("wav")))
-            twins += twin_gaps(clip.reference, reply.data["segments"], terms)
-    return twins
+    return [gap for clip, _, segments in tune_replies(DOUBT_EVERY_TWIN)
+            for gap in twin_gaps(clip.reference, segments, terms)]
 
 
 def twin_gaps(reference: str, segments: list[dict], terms: list[str]) -> list[tuple[float, str]]:
