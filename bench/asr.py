@@ -72,9 +72,9 @@ import asr_corpus  # noqa: E402
 from asr_review_metrics import lost_phrases, medic_counts  # noqa: E402
 from harness import percentiles, running_daemon  # noqa: E402
 
-from tcccd.plugins.whisper.repetition import looped  # noqa: E402
-from tcccd.plugins.whisper.textnorm import corpus_wer  # noqa: E402
-from tcccd.plugins.whisper.vocabulary import default_vocabulary_path, read_vocabulary  # noqa: E402
+from tcccd.plugins.whisper.engine.repetition import looped  # noqa: E402
+from tcccd.plugins.whisper.review.textnorm import corpus_wer  # noqa: E402
+from tcccd.plugins.whisper.review.vocabulary import default_vocabulary_path, read_vocabulary  # noqa: E402
 
 OUT = asr_corpus.ROOT / "bench" / "out" / "asr"
 SYSTEMS = ("anchor", "anchor_hotwords", "tcccd", "tcccd_unbiased")
@@ -185,7 +185,7 @@ def _empty_profile(workdir: Path) -> Path:
 
 def _export_encoder_once(cache_dir: Path) -> None:
     """The ONNX export happens once per weights on a device; the worker's peak is measured on a cache hit."""
-    from tcccd.plugins.whisper.transcriber import Transcriber
+    from tcccd.plugins.whisper.engine.transcriber import Transcriber
 
     Transcriber.load(None, backend="onnxruntime", cache_dir=cache_dir, threads=2)
 

@@ -1,4 +1,4 @@
-"""Decoder biasing (plugins/whisper/biasing.py) on and off, on the TUNING set only: how its settings were chosen.
+"""Decoder biasing (plugins/whisper/review/biasing.py) on and off, on the TUNING set only: how its settings were chosen.
 
 Sets: this script reads tests/data/asr/tune.txt (spoken by espeak-ng through
 asr_corpus.build_split) and the corpus' silence/noise clips, nothing else. The
@@ -31,9 +31,9 @@ import soundfile
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import asr_corpus  # noqa: E402
 
-from tcccd.plugins.whisper.biasing import BiasSettings, LexiconBias  # noqa: E402
-from tcccd.plugins.whisper.textnorm import corpus_wer  # noqa: E402
-from tcccd.plugins.whisper.vocabulary import VocabularyCorrector, default_vocabulary_path, read_vocabulary  # noqa: E402
+from tcccd.plugins.whisper.review.biasing import BiasSettings, LexiconBias  # noqa: E402
+from tcccd.plugins.whisper.review.textnorm import corpus_wer  # noqa: E402
+from tcccd.plugins.whisper.review.vocabulary import VocabularyCorrector, default_vocabulary_path, read_vocabulary  # noqa: E402
 
 OUT = asr_corpus.ROOT / "bench" / "out" / "asr"
 # (continuation bonus, start bonus, margin): the default, then its neighbours on each axis
@@ -43,7 +43,7 @@ GRID = ((2.0, 2.0, 3.0), (2.0, 0.0, 3.0), (2.0, 1.0, 3.0), (2.0, 3.0, 3.0), (3.0
 
 def run(engine, audio: list[tuple[str, object]], corrector: VocabularyCorrector, beam: int,
         bias: LexiconBias | None, prompt: str | None = None) -> dict:
-    from tcccd.plugins.whisper.transcriber import DecodeOptions
+    from tcccd.plugins.whisper.engine.transcriber import DecodeOptions
 
     options = DecodeOptions(beam_size=beam, logits_processors=(bias,) if bias else (), prompt=prompt)
     started = time.perf_counter()
@@ -60,7 +60,7 @@ def main() -> None:
     parser.add_argument("--prompt", action="store_true", help="also the lexicon as Whisper's prompt (its first "
                         "223 tokens, as faster-whisper's `hotwords`), alone and with the bias")
     args = parser.parse_args()
-    from tcccd.plugins.whisper.transcriber import Transcriber
+    from tcccd.plugins.whisper.engine.transcriber import Transcriber
 
     clips = asr_corpus.build_split("tune", OUT) + asr_corpus.build_noise(OUT)
     audio = [(clip.reference, soundfile.read(clip.path, dtype="float32")[0]) for clip in clips]

@@ -79,7 +79,7 @@ def speak(text: str, voice: str = "en-us", speed_wpm: int = 150, rate_hz: int = 
 def _joe() -> Any:
     from piper import PiperVoice
 
-    from tcccd.plugins.piper import default_voice_path
+    from tcccd.plugins.piper.plugin import default_voice_path
 
     return PiperVoice.load(str(default_voice_path()))
 
@@ -211,7 +211,7 @@ def build_long(out_dir: Path, min_seconds: float = 45.0, seed: int = 11, split: 
 
 def build_long_real(out_dir: Path) -> Clip:
     """Eight real clips (sonnet quatrains, a novel, phone prompts) with natural pauses, 72 s: the long form on
-    real voices (tests/plugins/whisper/test_review.py holds the same recording)."""
+    real voices (tests/plugins/whisper/review/test_review.py holds the same recording)."""
     refs = {clip.path.stem: clip.reference for clip in real_speech()}
     pieces, phrases, at = [], [], 0
     for i, name in enumerate(LONG_REAL_CLIPS):

@@ -21,7 +21,7 @@ MARGIN_FRAMES = 100
 
 def full_mel(audio: np.ndarray) -> torch.Tensor:
     """openai's log_mel_spectrogram(audio, padding=N_SAMPLES) as written there: the reference."""
-    from tcccd.plugins.whisper.mel import N_SAMPLES, mel_filters
+    from tcccd.plugins.whisper.engine.mel import N_SAMPLES, mel_filters
 
     padded = torch.nn.functional.pad(torch.from_numpy(audio), (0, N_SAMPLES))
     stft = torch.stft(padded, 400, 160, window=torch.hann_window(400), return_complex=True)
@@ -36,10 +36,10 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
-    from tcccd.plugins.whisper.convert import embedded_model_dir, read_model_source
-    from tcccd.plugins.whisper.encoders import Ct2Engine, OnnxEncoder, TorchEncoder, onnx_path
-    from tcccd.plugins.whisper.mel import log_mel_spectrogram
-    from tcccd.plugins.whisper.model import build_model
+    from tcccd.plugins.whisper.engine.convert import embedded_model_dir, read_model_source
+    from tcccd.plugins.whisper.engine.encoders import Ct2Engine, OnnxEncoder, TorchEncoder, onnx_path
+    from tcccd.plugins.whisper.engine.mel import log_mel_spectrogram
+    from tcccd.plugins.whisper.engine.model import build_model
 
     rng = np.random.default_rng(0)
     t = np.arange(int(CLIP_S * 16000)) / 16000

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from tcccd.plugins.whisper.textnorm import invented_terms, normalize
+from tcccd.plugins.whisper.review.textnorm import invented_terms, normalize
 
 _DIGITS = re.compile(r"\d+")
 

@@ -38,10 +38,10 @@ from asr_review_metrics import wrong_words  # noqa: E402
 
 from tcccd.kit.audio import load_mono  # noqa: E402
 from tcccd.kit.testing import PluginHarness  # noqa: E402
-from tcccd.plugins.whisper.coverage import covered_by, uncovered  # noqa: E402
-from tcccd.plugins.whisper.textnorm import invented_terms, word_errors  # noqa: E402
-from tcccd.plugins.whisper.vad import SpeechDetector, VadSettings  # noqa: E402
-from tcccd.plugins.whisper.vocabulary import default_vocabulary_path, read_vocabulary  # noqa: E402
+from tcccd.plugins.whisper.review.coverage import covered_by, uncovered  # noqa: E402
+from tcccd.plugins.whisper.review.textnorm import invented_terms, word_errors  # noqa: E402
+from tcccd.plugins.whisper.review.vocabulary import default_vocabulary_path, read_vocabulary  # noqa: E402
+from tcccd.plugins.whisper.stage.vad import SpeechDetector, VadSettings  # noqa: E402
 from tcccd.wire.protocol import AudioFormat, Message  # noqa: E402
 
 OUT = asr_corpus.ROOT / "bench" / "out" / "asr"

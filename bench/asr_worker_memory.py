@@ -53,8 +53,8 @@ def child(backend: str, workers: int, recording: Path) -> None:
     import numpy as np
     import soundfile
 
-    from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
-    from tcccd.plugins.whisper.vad import SpeechDetector, pack_spans
+    from tcccd.plugins.whisper.engine.transcriber import DecodeOptions, Transcriber
+    from tcccd.plugins.whisper.stage.vad import SpeechDetector, pack_spans
     step("imports", t)
     t = time.perf_counter()
     detector = SpeechDetector.load()

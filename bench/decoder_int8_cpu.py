@@ -38,8 +38,8 @@ def load_clips() -> list[np.ndarray]:
 
 
 def child(decoder_int8: bool) -> None:
-    from tcccd.plugins.whisper.decoding import DecodeOptions
-    from tcccd.plugins.whisper.transcriber import Transcriber
+    from tcccd.plugins.whisper.engine.decoding import DecodeOptions
+    from tcccd.plugins.whisper.engine.transcriber import Transcriber
 
     clips = load_clips()
     transcriber = Transcriber.load(None, cache_dir=CACHE, threads=1, decoder_int8=decoder_int8)

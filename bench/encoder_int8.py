@@ -45,8 +45,8 @@ import asr_corpus  # noqa: E402
 from asr_review_metrics import medic_counts  # noqa: E402
 from harness import percentiles  # noqa: E402
 
-from tcccd.plugins.whisper.textnorm import corpus_wer  # noqa: E402
-from tcccd.plugins.whisper.vocabulary import default_vocabulary_path, read_vocabulary  # noqa: E402
+from tcccd.plugins.whisper.review.textnorm import corpus_wer  # noqa: E402
+from tcccd.plugins.whisper.review.vocabulary import default_vocabulary_path, read_vocabulary  # noqa: E402
 
 OUT = asr_corpus.ROOT / "bench" / "out" / "encoder-int8"
 ASR_OUT = asr_corpus.ROOT / "bench" / "out" / "asr"  # bench/asr.py's clips, built once
@@ -181,7 +181,7 @@ def compare_transcripts(harness: Any, encoders: dict[str, Any], splits: dict[str
 
 def time_encoders(paths: dict[str, Path], mels: list[np.ndarray], threads: int, rounds: int) -> dict:
     """ms per window for each graph through the stage's OnnxEncoder, calls alternating window by window."""
-    from tcccd.plugins.whisper.encoders import OnnxEncoder
+    from tcccd.plugins.whisper.engine.encoders import OnnxEncoder
 
     encoders = {n: OnnxEncoder(p, threads) for n, p in paths.items()}
     times: dict[str, list[float]] = {n: [] for n in encoders}
@@ -271,7 +271,7 @@ def main() -> None:
     paths = {"fp32": fp32.path}
     for variant in args.variants.split(","):
         paths[f"int8-{variant}"] = quantize(fp32.path, mels, variant)
-    from tcccd.plugins.whisper.encoders import OnnxEncoder
+    from tcccd.plugins.whisper.engine.encoders import OnnxEncoder
 
     encoders = {n: fp32 if n == "fp32" else OnnxEncoder(p, fp32.session.get_session_options().intra_op_num_threads)
                 for n, p in paths.items()}

@@ -44,7 +44,7 @@ def load_backends(cache: Path, threads: int) -> dict[str, Any]:
     """label -> (transcriber, MemoryTracker) or the reason it cannot load here (no fallbacks: we want the truth)."""
     from tcccd.kit.memory_tracker import MemoryTracker
     from tcccd.kit.plugin import PluginError
-    from tcccd.plugins.whisper.transcriber import Transcriber
+    from tcccd.plugins.whisper.engine.transcriber import Transcriber
 
     loaded: dict[str, Any] = {}
     for label, backend, device in BACKENDS:
@@ -70,7 +70,7 @@ def synced(fn: Any) -> Any:
 
 
 def bench_encoders(loaded: dict[str, Any], audio: np.ndarray, repeats: int) -> None:
-    from tcccd.plugins.whisper.mel import log_mel_spectrogram
+    from tcccd.plugins.whisper.engine.mel import log_mel_spectrogram
 
     mel = log_mel_spectrogram(audio, 80)
     print("\nencoder latency, ms median / p99")
@@ -89,7 +89,7 @@ def bench_encoders(loaded: dict[str, Any], audio: np.ndarray, repeats: int) -> N
 
 
 def bench_utterance(loaded: dict[str, Any], audio: np.ndarray, repeats: int) -> None:
-    from tcccd.plugins.whisper.transcriber import DecodeOptions
+    from tcccd.plugins.whisper.engine.transcriber import DecodeOptions
 
     options = DecodeOptions(beam_size=1, temperatures=(0.0,), audio_context="auto")
     print(f"\nutterance end to end ({len(audio) / 16000:.1f} s of espeak-ng speech, greedy), ms median / p99; "
@@ -118,7 +118,7 @@ def bench_build(cache: Path) -> None:
         print(f"  {NOT_HERE} ({error})")
         return
     from tcccd.kit.accel import build_engine, precision_for
-    from tcccd.plugins.whisper.tensorrt_encoder import shape_profile
+    from tcccd.plugins.whisper.engine.tensorrt_encoder import shape_profile
 
     [onnx] = sorted(cache.glob("whisper-encoder-*.onnx"))
     builds = cache / "builds"

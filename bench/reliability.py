@@ -194,7 +194,7 @@ def bench_load(clients: int, seconds: float, workdir: Path) -> None:
 
 
 def bench_curve(runs: int, workdir: Path) -> None:
-    from tcccd.core.security import generate
+    from tcccd.system.security import generate
 
     keys = generate(workdir / "keys")
     payload = os.urandom(32 * 1024)

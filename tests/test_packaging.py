@@ -16,12 +16,14 @@ def test_wheel_contents_and_console_script(tmp_path: Path):
     [wheel] = tmp_path.glob("tcccd-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     modules = [f"tcccd/{path.relative_to(REPO / 'daemon')}" for path in (REPO / "daemon").rglob("*.py")]
+    modules += [f"tcccd/plugins/{path.relative_to(REPO / 'plugins')}" for path in (REPO / "plugins").rglob("*.py")]
     assert "tcccd/worker/__main__.py" in modules and "tcccd/cli/main.py" in modules
     for required in (*modules, "tcccd/default.yaml", "tcccd/plugins/passthrough.py",
-                     "tcccd/plugins/whisper/plugin.py", "tcccd/plugins/piper.py", "tcccd/plugins/snac/plugin.py",
+                     "tcccd/plugins/whisper/stage/plugin.py", "tcccd/plugins/piper/plugin.py",
+                     "tcccd/plugins/snac/plugin.py",
                      "tcccd/profiles/field.yaml", "tcccd/profiles/emergency.yaml", "tcccd/profiles/training.yaml",
                      "tcccd/profiles/medical_vocab.txt", "tcccd/plugins/card/plugin.py",
-                     "tcccd/card_exports/card.schema.json"):
+                     "tcccd/card/exports/card.schema.json"):
         assert required in names, f"{required} missing from {wheel.name}"
     assert not any(n.startswith(("daemon/", "plugins/", "tests/")) for n in names)
     dist_info = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))

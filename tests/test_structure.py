@@ -17,11 +17,11 @@ MAX_LINES = 300
 LAYERS = [  # (layer name, packages of tcccd in it)
     ("wire", {"wire"}),
     ("kit", {"kit"}),
-    ("leaves", {"telemetry", "memory", "record", "wyoming_door", "card_exports"}),
+    ("leaves", {"telemetry", "memory", "record", "wyoming_door"}),
     ("config", {"config"}),
     ("system", {"system"}),
     ("worker", {"worker"}),
-    ("core", {"core"}),
+    ("core", {"core", "card", "governor"}),
     ("cli", {"cli", "__main__"}),
 ]
 PLUGIN_MAY_IMPORT = {"kit", "wire", "plugins"}

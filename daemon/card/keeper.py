@@ -7,9 +7,9 @@ stage as a request of its own (`internal:card`, a key no outside client can
 have, tcccd.core.clients), one at a time, so the current casualty of one
 transcript is the one the previous transcript left. The events that come back
 and the mark "this entry is done" are written in one fsync'd transaction
-(tcccd.record.card_log), then folded into the cards (tcccd.record.
+(tcccd.card.log), then folded into the cards (tcccd.record.
 card_projection), then published on the `card` topic, then read back
-(tcccd.core.card_readback). Because the journal, not memory, says what is left,
+(tcccd.card.readback). Because the journal, not memory, says what is left,
 nothing is lost to kill -9, a card worker that crashes (the entry is sent again
 once it is back), or a card stage that was down: at start the cards are rebuilt
 from the log and every entry after the last one extracted is sent, in order.
@@ -28,13 +28,13 @@ from typing import Any
 
 import structlog
 
+from tcccd.card.log import CardLog, Extracted
+from tcccd.card.mission_clock import MissionClock
+from tcccd.card.projection import Projector
+from tcccd.card.readback import ReadBack
+from tcccd.card.requests import CardRequests
 from tcccd.config import Config
-from tcccd.core.card_mission import MissionClock
-from tcccd.core.card_readback import ReadBack
-from tcccd.core.card_requests import CardRequests
 from tcccd.core.clients import INTERNAL_CLIENT
-from tcccd.record.card_log import CardLog, Extracted
-from tcccd.record.card_projection import Projector
 from tcccd.record.journal import Entry, TranscriptJournal
 from tcccd.wire.card import CardSet
 from tcccd.wire.card_events import Event

@@ -5,7 +5,7 @@ appended here before anyone is told of it, with the journal's durability (WAL,
 synchronous=FULL: a commit returns after fsync, so it survives kill -9 and power
 loss). Nothing is ever updated or deleted: triggers refuse it, and a review is a
 new row, not a change. The card is a projection of this log
-(tcccd.record.card_projection); rebuilding it from the log gives the same card.
+(tcccd.card.projection); rebuilding it from the log gives the same card.
 The events of one transcript are written in one transaction, and an event id is
 stored once: handing the same transcript's events in twice (a retry, a replay
 after a crash) appends nothing the second time. Which journal entries have been
@@ -19,7 +19,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from tcccd.record.card_missions import Mission
+from tcccd.card.missions import Mission
 from tcccd.wire.card_events import Event, Review
 
 SCHEMA = """

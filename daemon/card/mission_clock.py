@@ -9,9 +9,9 @@ a new mission (the card stage then starts it at casualty one).
 
 from __future__ import annotations
 
-from tcccd.record.card_log import CardLog
-from tcccd.record.card_missions import current_number, events_of
-from tcccd.record.card_projection import Projector
+from tcccd.card.log import CardLog
+from tcccd.card.missions import current_number, events_of
+from tcccd.card.projection import Projector
 from tcccd.wire.card_events import Event
 
 

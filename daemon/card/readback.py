@@ -1,7 +1,7 @@
 """Reading each card entry back through the kit's speaker, without talking over the medic.
 
 After events are logged the keeper hands them here; their words
-(tcccd.card_exports.readback) go out as a `speak` request with `play: true`
+(tcccd.card.readback_words) go out as a `speak` request with `play: true`
 from the daemon's own client `internal:readback`, routed like anyone's
 (`routes.speak.play`, normally `[piper, mic]`: Piper speaks, the capture stage
 plays it, and its echo handling keeps the speaker out of the record). It waits
@@ -25,7 +25,7 @@ from typing import Any
 import structlog
 
 from tcccd import config as cfg
-from tcccd.card_exports.readback import readback_text
+from tcccd.card.readback_words import readback_text
 from tcccd.core.clients import INTERNAL_CLIENT
 from tcccd.wire.card_events import Event
 from tcccd.wire.protocol import Message, new_id

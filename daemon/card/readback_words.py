@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tcccd.card_exports.card_lines import AVPU_WORDS, num
+from tcccd.card.exports.lines import AVPU_WORDS, num
 from tcccd.wire.card_events import Event
 
 ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",

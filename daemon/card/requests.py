@@ -16,10 +16,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from tcccd.core.card_mission import MissionClock
-from tcccd.record.card_log import CardLog, UnknownEvent
-from tcccd.record.card_missions import events_of
-from tcccd.record.card_projection import Projector, project
+from tcccd.card.log import CardLog, UnknownEvent
+from tcccd.card.mission_clock import MissionClock
+from tcccd.card.missions import events_of
+from tcccd.card.projection import Projector, project
 from tcccd.wire.card import CardSet
 from tcccd.wire.card_events import Review
 from tcccd.wire.card_replies import CARD_MEDIA_TYPE, CardClosed, CardReviewed, CardsReply, CardUpdate, card_payload

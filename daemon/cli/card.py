@@ -34,15 +34,15 @@ def _cards(endpoint: str, casualty: int | None, mission: int | None) -> CardSet:
 def show(endpoint: str, args: argparse.Namespace) -> int:
     cards = _cards(endpoint, args.casualty, args.mission)
     if args.json:
-        from tcccd.card_exports.json_card import card_json
+        from tcccd.card.exports.json_card import card_json
 
         print(json.dumps(card_json(cards), indent=2))
     elif args.fhir:
-        from tcccd.card_exports.fhir_bundle import bundle
+        from tcccd.card.exports.fhir_bundle import bundle
 
         print(json.dumps(bundle(cards, time.localtime().tm_gmtoff // 60, time.time()), indent=2))
     elif args.pdf:
-        from tcccd.card_exports.pdf_card import render
+        from tcccd.card.exports.pdf_card import render
 
         if not cards.cards:
             print("tcccd card: no casualty has a card yet; no PDF written", file=sys.stderr)
@@ -50,7 +50,7 @@ def show(endpoint: str, args: argparse.Namespace) -> int:
         path = render(cards, Path(args.pdf))
         print(f"{path}: {len(cards.cards)} card{'s' if len(cards.cards) != 1 else ''}")
     else:
-        from tcccd.card_exports.card_lines import text_card
+        from tcccd.card.exports.lines import text_card
 
         print("\n".join(text_card(card) for card in cards.cards) if cards.cards else "no casualty has a card yet")
     return 0
@@ -100,6 +100,6 @@ def register(sub: Any, command: Callable[..., argparse.ArgumentParser], endpoint
     c.add_argument("--by", default="medic", help="confirm/reject/close: who does it (default: medic)")
     form = c.add_mutually_exclusive_group()
     form.add_argument("--text", action="store_true", help="the card as text, section by section (the default)")
-    form.add_argument("--json", action="store_true", help="the cards as JSON (daemon/card_exports/card.schema.json)")
+    form.add_argument("--json", action="store_true", help="the cards as JSON (daemon/card/exports/card.schema.json)")
     form.add_argument("--fhir", action="store_true", help="an HL7 FHIR R4B Bundle (JSON)")
     form.add_argument("--pdf", metavar="FILE", help="a printable one-page card per casualty, written to FILE here")

@@ -40,8 +40,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     import zmq
 
     from tcccd.core.daemon import Daemon
-    from tcccd.core.security import InsecureBind
     from tcccd.system import logs
+    from tcccd.system.security import InsecureBind
 
     config = cfg.load(_config_path(args))
     logs.configure(config.daemon.log_level, config.daemon.log_format)
@@ -148,7 +148,7 @@ def cmd_config_check(args: argparse.Namespace) -> int:
 
 
 def cmd_keys_generate(args: argparse.Namespace) -> int:
-    from tcccd.core.security import generate
+    from tcccd.system.security import generate
 
     paths = generate(Path(args.dir), args.client)
     print(f"server key pair: {paths['server_secret']} (daemon.curve_secret_key_file; keep it secret)\n"
@@ -159,7 +159,7 @@ def cmd_keys_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_models_convert(args: argparse.Namespace) -> int:
-    from tcccd.plugins.whisper import convert
+    from tcccd.plugins.whisper.engine import convert
 
     return convert.main([str(args.src), str(args.dst)])
 

@@ -31,25 +31,25 @@ import zmq
 
 from tcccd import __version__
 from tcccd import config as cfg
+from tcccd.card.keeper import CardKeeper
+from tcccd.card.readback import speaker_missing
 from tcccd.core import health, reload
 from tcccd.core.admission import Admission
 from tcccd.core.broker import Broker
-from tcccd.core.card_keeper import CardKeeper
-from tcccd.core.card_readback import speaker_missing
 from tcccd.core.clients import ClientSockets
 from tcccd.core.control import ControlRouter
-from tcccd.core.governor import ProfileGovernor
 from tcccd.core.local_requests import LocalRequests
-from tcccd.core.memory_hook import MemoryHook
-from tcccd.core.profile_switch import ProfileSwitcher
 from tcccd.core.requests import RequestTable
-from tcccd.core.security import Security
 from tcccd.core.sources import SourceRouter
 from tcccd.core.supervisor import Supervisor
 from tcccd.core.talk_over import TalkOverWatch
 from tcccd.core.workers import WorkerHandle
+from tcccd.governor.memory_hook import MemoryHook
+from tcccd.governor.switch import ProfileSwitcher
+from tcccd.governor.telemetry_hook import ProfileGovernor
 from tcccd.record.feed import TranscriptFeed
 from tcccd.system.notify import Notifier
+from tcccd.system.security import Security
 from tcccd.system.systemd_policy import SystemdPolicy
 from tcccd.wire.protocol import Message
 from tcccd.wyoming_door.server import WyomingDoorError

@@ -18,11 +18,11 @@ import psutil
 from tcccd import __version__
 from tcccd.config import Config
 from tcccd.core import health
-from tcccd.core.governor import ProfileGovernor
 from tcccd.core.health import RecentErrors
-from tcccd.core.profile_switch import SwitchResult
 from tcccd.core.requests import RequestTable
 from tcccd.core.supervisor import Supervisor
+from tcccd.governor.switch import SwitchResult
+from tcccd.governor.telemetry_hook import ProfileGovernor
 from tcccd.record.feed import TranscriptFeed
 from tcccd.wire.messages import CARD_TYPES, ProfileSet, TranscriptsSince
 from tcccd.wire.protocol import Message

@@ -20,10 +20,10 @@ from typing import Any
 import structlog
 
 from tcccd import config as cfg
-from tcccd.core.profile_switch import ProfileSwitcher
 from tcccd.core.requests import RequestTable
 from tcccd.core.supervisor import Supervisor
 from tcccd.core.workers import WorkerHandle
+from tcccd.governor.switch import ProfileSwitcher
 from tcccd.memory.budget import MIB, MemorySettings
 from tcccd.memory.capper import Capper, WorkerSample
 from tcccd.telemetry.readings import host_root

@@ -18,7 +18,7 @@ from typing import Any
 import structlog
 
 from tcccd import config as cfg
-from tcccd.core.profile_switch import ProfileSwitcher, SwitchResult
+from tcccd.governor.switch import ProfileSwitcher, SwitchResult
 from tcccd.telemetry.monitor import Monitor
 from tcccd.telemetry.policy import Decision
 from tcccd.telemetry.power_mode import PowerModeSwitcher

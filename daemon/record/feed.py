@@ -4,7 +4,7 @@ From the microphone, a client's `transcribe` or `stream`, or the Wyoming door:
 append to the journal (tcccd.record.journal), then publish with `journal_seq`
 so a subscriber that reconnects knows where to resume (`transcripts.since`).
 Partials are published as they come and never journalled. Whoever reads the
-record as it grows (the casualty card, tcccd.core.card_keeper) is told of each
+record as it grows (the casualty card, tcccd.card.keeper) is told of each
 transcript after it was journalled and published (`heard`: its source, whether
 it was a partial, its journal_seq).
 """

@@ -1,6 +1,6 @@
 """The casualty card (DD Form 1380, JUN 2014) as the wire and the exports see it.
 
-A card is a projection of the card log (tcccd.record.card_projection): every
+A card is a projection of the card log (tcccd.card.projection): every
 entry holds the event it came from, so each field can be traced to the words
 said and the transcript that carried them. A field nobody spoke is None or an
 empty list, never filled. `status` says how far an entry can be trusted:

@@ -1,6 +1,6 @@
 """What the card stage finds in a final transcript: one event per fact the medic said, as the wire carries it.
 
-An event is the unit of the casualty card's log (tcccd.record.card_log): what was
+An event is the unit of the casualty card's log (tcccd.card.log): what was
 said (`what`, one typed model per kind), for which casualty, when (the time the
 medic spoke and the clock time of the utterance, both kept), the words it came
 from (a span of the transcript's `text` and the same words in what Whisper

@@ -2,7 +2,7 @@
 
 A card grows with the mission (every entry carries the words it came from), so
 it can outgrow the 64 KiB JSON header: the cards always travel as JSON in the
-payload frame (`application/json`, the card schema: daemon/card_exports/
+payload frame (`application/json`, the card schema: daemon/card/exports/
 card.schema.json; every field in docs/card.md), and `data` says what the
 payload holds. `CardsReply.cards_of(message)` reads it back, typed. The requests' models are with the others
 (tcccd.wire.messages).

@@ -155,7 +155,7 @@ class WyomingStatus(Reply):
 
 
 class CardStatus(Reply):
-    """The casualty card kept by the daemon (tcccd.core.card_keeper): where it stands, and what waits for review."""
+    """The casualty card kept by the daemon (tcccd.card.keeper): where it stands, and what waits for review."""
 
     enabled: Bool = Field(description="the card stage is routed (`routes.card.extract`)")
     mission: Int = Field(description="the mission under way (1 = the first; `card.close` ends one)")

@@ -2,7 +2,7 @@
 
 Apart from the rest of the report (tcccd.wire.status) because it is the largest
 part and has one owner, the memory capper (tcccd.memory.capper, reported through
-tcccd.core.memory_hook). Every figure is optional: with the capper disabled, or
+tcccd.governor.memory_hook). Every figure is optional: with the capper disabled, or
 before its first reading, only the RSS figures and `enabled` are there.
 """
 

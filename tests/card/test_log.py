@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tcccd.record.card_log import CardLog, UnknownEvent
+from tcccd.card.log import CardLog, UnknownEvent
 from tcccd.record.journal import JournalSettings, TranscriptJournal
 from tcccd.wire.card_events import Event, Review
 from tcccd.wire.card_stage import CardExtract
@@ -79,7 +79,7 @@ def test_nothing_appended_is_lost_when_the_writer_is_killed(tmp_path: Path) -> N
         import sys
         sys.path.insert(0, {str(REPO)!r})
         from pathlib import Path
-        from tcccd.record.card_log import CardLog
+        from tcccd.card.log import CardLog
         from tcccd.wire.card_events import Event
         template = Event.model_validate_json(sys.stdin.readline())
         log = CardLog.open(Path({str(tmp_path)!r}) / "transcripts.sqlite3")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tcccd.core.card_mission import MissionClock
-from tcccd.record.card_log import CardLog
-from tcccd.record.card_missions import events_of as mission_events
-from tests.record.test_card_log import events_of
+from tcccd.card.log import CardLog
+from tcccd.card.mission_clock import MissionClock
+from tcccd.card.missions import events_of as mission_events
+from tests.card.test_log import events_of
 
 
 def fields(events) -> list[tuple[int, str]]:

@@ -7,7 +7,7 @@ import json
 
 from tcccd.wire.card_replies import CardsReply
 from tcccd.wire.protocol import Message
-from tests.core.test_card_daemon import ROUTES, SAID, STAGES, ask, say
+from tests.card.test_card_daemon import ROUTES, SAID, STAGES, ask, say
 from tests.support.card_fields import fields
 from tests.support.rawclient import RawClient
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tcccd.card.log import CardLog
+from tcccd.card.projection import Projector, project
 from tcccd.plugins.card.extract import extract
-from tcccd.record.card_log import CardLog
-from tcccd.record.card_projection import Projector, project
 from tcccd.wire.card import CardSet
 from tcccd.wire.card_events import Event, Review
 from tcccd.wire.card_stage import CardExtract

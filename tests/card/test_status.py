@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.core.test_card_daemon import ROUTES, SAID, STAGES, say
+from tests.card.test_card_daemon import ROUTES, SAID, STAGES, say
 
 
 def card_section(daemon, events: int) -> dict:

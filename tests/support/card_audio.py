@@ -50,7 +50,7 @@ def steady_speech(texts: list[str], pace: str = "normal") -> list[bytes]:
     """Each text as WAV bytes in the kit's Piper voice with its noise off, half a second of silence either side."""
     from piper import PiperVoice, SynthesisConfig
 
-    from tcccd.plugins.piper import default_voice_path
+    from tcccd.plugins.piper.plugin import default_voice_path
 
     voice = PiperVoice.load(default_voice_path())
     config = SynthesisConfig(length_scale=PACES[pace], noise_scale=0.0, noise_w_scale=0.0)

@@ -19,9 +19,9 @@ from typing import Any
 
 import yaml
 
+from tcccd.card.log import CardLog
+from tcccd.card.projection import Projector
 from tcccd.kit.testing import PluginHarness
-from tcccd.record.card_log import CardLog
-from tcccd.record.card_projection import Projector
 from tcccd.wire.card_stage import EVENTS_TYPE, EXTRACT_TYPE, CardEvents
 from tcccd.wire.protocol import Message
 
@@ -66,8 +66,8 @@ def scenarios(which: str | None = None) -> list[Scenario]:
 
 @functools.cache
 def _reviewer() -> Any:
-    from tcccd.plugins.whisper.review import SegmentReviewer
-    from tcccd.plugins.whisper.vocabulary import VocabularyCorrector
+    from tcccd.plugins.whisper.review.review import SegmentReviewer
+    from tcccd.plugins.whisper.review.vocabulary import VocabularyCorrector
 
     return SegmentReviewer(None, VocabularyCorrector.load(None), write_numbers=True)
 

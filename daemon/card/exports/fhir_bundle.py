@@ -24,7 +24,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from tcccd.card_exports import fhir_resources as fr
+from tcccd.card.exports import fhir_resources as fr
 from tcccd.wire.card import Card, CardSet, Entry
 
 FHIR_VERSION = "4.3.0"

@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from tcccd.card_exports.card_lines import AVPU_WORDS
+from tcccd.card.exports.lines import AVPU_WORDS
 from tcccd.wire.card import Entry
 from tcccd.wire.card_events import EventTime
 

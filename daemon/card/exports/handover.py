@@ -12,7 +12,7 @@ and marked too. Unconfirmed entries are marked "[unconfirmed]".
 
 from __future__ import annotations
 
-from tcccd.card_exports import card_lines as cl
+from tcccd.card.exports import lines as cl
 from tcccd.wire.card import Card, CardSet, Entry
 
 BLANK = "__________ [not said: medic to fill]"

@@ -4,7 +4,7 @@ The JSON is the CardSet model as the wire carries it (`card.get`); the schema is
 generated from that model and kept in the repository as card.schema.json, so
 that a facility's tools (any language) can check a card without tcccd. A test
 holds the two together: change the model, regenerate the file
-(`python -m tcccd.card_exports.json_card > daemon/card_exports/card.schema.json`).
+(`python -m tcccd.card.exports.json_card > daemon/card/exports/card.schema.json`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def generated_schema() -> dict[str, Any]:
 
 def shipped_schema() -> dict[str, Any]:
     """The schema file as installed with tcccd."""
-    return json.loads(resources.files("tcccd.card_exports").joinpath("card.schema.json").read_text())
+    return json.loads(resources.files("tcccd.card.exports").joinpath("card.schema.json").read_text())
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tcccd.card_exports import card_lines as cl
+from tcccd.card.exports import lines as cl
 from tcccd.wire.card import Card, CardSet, Entry
 
 PAGE_W, PAGE_H, MARGIN = 612.0, 792.0, 24.0

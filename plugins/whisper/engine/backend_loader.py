@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tcccd.kit.accel import Precision
-from tcccd.plugins.whisper.encoders import (
+from tcccd.plugins.whisper.engine.encoders import (
     BACKENDS,
     BackendUnavailable,
     Ct2Engine,
@@ -63,7 +63,7 @@ def onnx_engine(source: Any, model: str | Path | None, tokenizer: Any, cache_dir
     the source's tensors are dropped; on failure they are kept for the torch path.
     """
     from tcccd.kit.heap import mmap_large_blocks
-    from tcccd.plugins.whisper.onnx_decoder import DecoderFiles, OnnxEngine, OnnxSteps, export_in_child
+    from tcccd.plugins.whisper.engine.onnx_decoder import DecoderFiles, OnnxEngine, OnnxSteps, export_in_child
 
     encoder_file = onnx_path(cache_dir, source.state, heads_apart=True)
     decoder_files = DecoderFiles.for_state(cache_dir, source.state, source.alignment_heads)
@@ -132,8 +132,8 @@ class BackendLoader:
     def _whisper(self, first_backend: str) -> Any:
         """The torch Whisper, built on first use; with an encoder only where the first backend needs one."""
         if self.whisper is None:
-            from tcccd.plugins.whisper.model import build_model
-            from tcccd.plugins.whisper.quantize import quantize_decoder
+            from tcccd.plugins.whisper.engine.model import build_model
+            from tcccd.plugins.whisper.engine.quantize import quantize_decoder
 
             # A cached ONNX graph holds the encoder: never build its float32 torch copy (~50 MB with the source).
             with_encoder = first_backend not in self.onnx_files or not self.onnx_files[first_backend].is_file()
@@ -150,7 +150,7 @@ class BackendLoader:
 
     def _torch_encoder(self, whisper: Any) -> Any:
         if whisper.encoder is None:
-            from tcccd.plugins.whisper.model import build_model
+            from tcccd.plugins.whisper.engine.model import build_model
 
             whisper.encoder = build_model(self.source.dims, self.reread_source().state, self.device,
                                           with_encoder=True).encoder.to(whisper.decoder.positional_embedding.dtype)
@@ -163,7 +163,7 @@ class BackendLoader:
         to_export = None if onnx_file.is_file() else self._torch_encoder(whisper)  # the graph comes from this module
         if backend == "onnxruntime":
             return OnnxEncoder(onnx_file, self.threads, to_export)
-        from tcccd.plugins.whisper.tensorrt_encoder import TensorRTEncoder
+        from tcccd.plugins.whisper.engine.tensorrt_encoder import TensorRTEncoder
 
         return TensorRTEncoder(onnx_file, self.cache_dir, self.precision, self.source.dims["n_mels"], to_export,
                                self.log)

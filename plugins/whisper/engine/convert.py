@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tcccd.plugins.whisper.ct2_weights import WeightsFormatError, load_ct2_dir
+from tcccd.plugins.whisper.engine.ct2_weights import WeightsFormatError, load_ct2_dir
 
 ENGLISH_VOCAB_SIZE = 51864
 

@@ -9,7 +9,7 @@
 `proj`:  the int8 output projection as fbgemm runs it (quantize.py): activations quantized to 7 bits per call
          by onnx_decoder.quantize_rows, MatMulInteger with the per-channel int8 weights, rescaled per column.
 
-Run in a child process (`python -m tcccd.plugins.whisper.decoder_export DIR`) by onnx_decoder.py, so the
+Run in a child process (`python -m tcccd.plugins.whisper.engine.decoder_export DIR`) by onnx_decoder.py, so the
 worker that needed the export does not keep torch's ~190 MB for the rest of its life either.
 """
 
@@ -23,10 +23,10 @@ from pathlib import Path
 import torch
 from torch import Tensor, nn
 
-from tcccd.plugins.whisper.encoders import ONNX_OPSET
-from tcccd.plugins.whisper.forced_graph import ForcedPass
-from tcccd.plugins.whisper.model import TextDecoder
-from tcccd.plugins.whisper.onnx_decoder import DecoderFiles
+from tcccd.plugins.whisper.engine.encoders import ONNX_OPSET
+from tcccd.plugins.whisper.engine.forced_graph import ForcedPass
+from tcccd.plugins.whisper.engine.model import TextDecoder
+from tcccd.plugins.whisper.engine.onnx_decoder import DecoderFiles
 
 
 class _Cross(nn.Module):
@@ -137,10 +137,10 @@ def _write_projection(decoder: TextDecoder, path: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Child process: read the model, build and quantize the decoder, export its graphs (and the encoder's,
     where it is not cached yet) into the cache directory."""
-    from tcccd.plugins.whisper.convert import read_model_source
-    from tcccd.plugins.whisper.encoders import export_onnx, onnx_path
-    from tcccd.plugins.whisper.model import build_model
-    from tcccd.plugins.whisper.quantize import quantize_decoder
+    from tcccd.plugins.whisper.engine.convert import read_model_source
+    from tcccd.plugins.whisper.engine.encoders import export_onnx, onnx_path
+    from tcccd.plugins.whisper.engine.model import build_model
+    from tcccd.plugins.whisper.engine.quantize import quantize_decoder
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", help="model path; '-' = the embedded tiny.en")

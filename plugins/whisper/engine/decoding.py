@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tcccd.plugins.whisper.logit_filters import SECONDS_PER_TIMESTAMP, LogitFilters
-from tcccd.plugins.whisper.repetition import compression_ratio, is_repetitive, repeats_at_tail
-from tcccd.plugins.whisper.sampling import TorchCompatibleRandom, draw, log_softmax, softmax, top
-from tcccd.plugins.whisper.step_decoder import LogitsProcessor, StepDecoder
+from tcccd.plugins.whisper.engine.logit_filters import SECONDS_PER_TIMESTAMP, LogitFilters
+from tcccd.plugins.whisper.engine.repetition import compression_ratio, is_repetitive, repeats_at_tail
+from tcccd.plugins.whisper.engine.sampling import TorchCompatibleRandom, draw, log_softmax, softmax, top
+from tcccd.plugins.whisper.engine.step_decoder import LogitsProcessor, StepDecoder
 
 if TYPE_CHECKING:
-    from tcccd.plugins.whisper.tokenizer import Tokenizer
+    from tcccd.plugins.whisper.engine.tokenizer import Tokenizer
 
 # Token budget of a window: a babbling hypothesis (sampling at temperature 1 on a 1.6 s clip) otherwise runs to
 # 224 tokens; 6.3 s of the 7.8 s "TXA given" took. Held-out clips measured 2-4 tokens per second (beam 5).

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from tcccd.plugins.whisper.decoding import (
+from tcccd.plugins.whisper.engine.decoding import (
     DecodeOptions,
     WindowResult,
     compression_ratio,
@@ -29,12 +29,12 @@ from tcccd.plugins.whisper.decoding import (
     initial_tokens,
     is_repetitive,
 )
-from tcccd.plugins.whisper.tokenizer import Tokenizer
+from tcccd.plugins.whisper.engine.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
     import torch
 
-    from tcccd.plugins.whisper.model import AudioEncoder
+    from tcccd.plugins.whisper.engine.model import AudioEncoder
 
 ONNX_OPSET = 17
 EXPORT_SETTINGS = f"encoder-fp32-dynamic-frames-opset{ONNX_OPSET}-v2"
@@ -226,7 +226,7 @@ class TorchDecoderEngine:
     """An encoder backend (torch, onnxruntime or tensorrt) feeding our torch decoder."""
 
     def __init__(self, encoder: Any, decoder: Any, tokenizer: Tokenizer) -> None:
-        from tcccd.plugins.whisper.torch_steps import TorchSteps
+        from tcccd.plugins.whisper.engine.torch_steps import TorchSteps
 
         self.encoder = encoder
         self.decoder = decoder

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from tcccd.plugins.whisper.sampling import log_softmax
+from tcccd.plugins.whisper.engine.sampling import log_softmax
 
 
 @dataclass(frozen=True)

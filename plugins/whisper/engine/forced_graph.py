@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from tcccd.plugins.whisper.model import TextDecoder
+from tcccd.plugins.whisper.engine.model import TextDecoder
 
 
 class ForcedPass(nn.Module):

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tcccd.plugins.whisper.sampling import log_softmax, logsumexp
+from tcccd.plugins.whisper.engine.sampling import log_softmax, logsumexp
 
 if TYPE_CHECKING:
-    from tcccd.plugins.whisper.decoding import DecodeOptions
-    from tcccd.plugins.whisper.tokenizer import Tokenizer
+    from tcccd.plugins.whisper.engine.decoding import DecodeOptions
+    from tcccd.plugins.whisper.engine.tokenizer import Tokenizer
 
 MAX_INITIAL_TIMESTAMP_S = 1.0
 SECONDS_PER_TIMESTAMP = 0.02

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from tcccd.plugins.whisper.decoding import DecodeOptions, WindowResult, decode_window
-from tcccd.plugins.whisper.encoders import ONNX_OPSET, BackendUnavailable, weights_digest
-from tcccd.plugins.whisper.tokenizer import Tokenizer
+from tcccd.plugins.whisper.engine.decoding import DecodeOptions, WindowResult, decode_window
+from tcccd.plugins.whisper.engine.encoders import ONNX_OPSET, BackendUnavailable, weights_digest
+from tcccd.plugins.whisper.engine.tokenizer import Tokenizer
 
 DECODER_EXPORT_SETTINGS = f"decoder-step-cross-int8proj-fbgemm7bit-opset{ONNX_OPSET}-v1"
 ALIGN_GRAPH_VERSION = "forced-pass-alignment-scores-v1"  # part of the align graph's file name (with the heads)
@@ -57,8 +57,8 @@ class DecoderFiles:
 
 def export_in_child(model: str | Path | None, cache_dir: Path) -> None:
     """Run decoder_export.py (and the encoder's export) in a child, so this process never imports torch."""
-    command = [sys.executable, "-m", "tcccd.plugins.whisper.decoder_export", "-" if model is None else str(model),
-               str(cache_dir)]
+    command = [sys.executable, "-m", "tcccd.plugins.whisper.engine.decoder_export",
+               "-" if model is None else str(model), str(cache_dir)]
     try:
         subprocess.run(command, check=True, capture_output=True, text=True, timeout=EXPORT_TIMEOUT_S)
     except subprocess.CalledProcessError as error:

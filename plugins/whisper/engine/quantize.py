@@ -18,7 +18,7 @@ import warnings
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tcccd.plugins.whisper.model import TextDecoder
+    from tcccd.plugins.whisper.engine.model import TextDecoder
 
 
 ROWS_PER_CHUNK = 4096  # rows widened to float32 at a time: 6 MB for tiny.en's 384 columns

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tcccd.plugins.whisper.mel import HOP_LENGTH, SAMPLE_RATE_HZ
+from tcccd.plugins.whisper.engine.mel import HOP_LENGTH, SAMPLE_RATE_HZ
 
 
 @dataclass

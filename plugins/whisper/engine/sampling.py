@@ -6,7 +6,7 @@ generator seeded per window (a medical record must be reproducible): the
 draws here are the very numbers torch's CPU generator gave for that seed
 (mt19937 seeded with init_genrand; a float64 uniform takes two 32-bit outputs,
 high word first, keeps 53 bits and scales by 2^-53), so a fallback attempt
-picks what it picked before the move. tests/plugins/whisper/test_decoding.py
+picks what it picked before the move. tests/plugins/whisper/engine/test_decoding.py
 checks that against torch itself.
 """
 

@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcccd.kit.accel import EngineError, Precision, load_engine
-from tcccd.plugins.whisper.encoders import BackendUnavailable, export_onnx
+from tcccd.plugins.whisper.engine.encoders import BackendUnavailable, export_onnx
 
 if TYPE_CHECKING:
     import numpy as np
     import torch
 
-    from tcccd.plugins.whisper.model import AudioEncoder
+    from tcccd.plugins.whisper.engine.model import AudioEncoder
 
 MIN_FRAMES = 100  # 1 s of mel frames: shorter windows never reach the encoder (the audio context adds 1 s)
 MAX_FRAMES = 3000  # Whisper's 30 s window

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 if TYPE_CHECKING:
-    from tcccd.plugins.whisper.model import KV, TextDecoder
+    from tcccd.plugins.whisper.engine.model import KV, TextDecoder
 
 
 class TorchSteps:
@@ -46,7 +46,7 @@ class TorchSteps:
 
     def aligned(self, audio: list[KV], tokens: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """(hidden [T, state], raw scores of the decoder's alignment heads [heads, T, positions])."""
-        from tcccd.plugins.whisper.forced_graph import ForcedPass
+        from tcccd.plugins.whisper.engine.forced_graph import ForcedPass
 
         with torch.inference_mode():
             cross = [t for kv in audio for t in kv]

@@ -15,18 +15,18 @@ from typing import Any
 import numpy as np
 
 from tcccd.kit.plugin import PluginError
-from tcccd.plugins.whisper.backend_loader import Fallback
-from tcccd.plugins.whisper.decoding import (
+from tcccd.plugins.whisper.engine.backend_loader import Fallback
+from tcccd.plugins.whisper.engine.decoding import (
     SECONDS_PER_TIMESTAMP,
     DecodeOptions,
     LogitsProcessor,
     WindowResult,
 )
-from tcccd.plugins.whisper.forced import WindowAudio, WindowEvidence, can_force
-from tcccd.plugins.whisper.mel import HOP_LENGTH, N_FRAMES, SAMPLE_RATE_HZ, log_mel_spectrogram
-from tcccd.plugins.whisper.results import DroppedSpeech, Segment, Transcription, dropped_window
-from tcccd.plugins.whisper.tokenizer import Tokenizer
-from tcccd.plugins.whisper.window_policy import EARLY_END_S, FRAMES_PER_POSITION, WindowDecoder
+from tcccd.plugins.whisper.engine.forced import WindowAudio, WindowEvidence, can_force
+from tcccd.plugins.whisper.engine.mel import HOP_LENGTH, N_FRAMES, SAMPLE_RATE_HZ, log_mel_spectrogram
+from tcccd.plugins.whisper.engine.results import DroppedSpeech, Segment, Transcription, dropped_window
+from tcccd.plugins.whisper.engine.tokenizer import Tokenizer
+from tcccd.plugins.whisper.engine.window_policy import EARLY_END_S, FRAMES_PER_POSITION, WindowDecoder
 
 __all__ = ["DecodeOptions", "DroppedSpeech", "LogitsProcessor", "Segment", "Transcriber", "Transcription"]
 
@@ -106,9 +106,9 @@ class Transcriber:
         torch decoder does (listed in `fallbacks`).
         """
         from tcccd.kit.accel import precision_for
-        from tcccd.plugins.whisper.backend_loader import BackendLoader, backend_chain, onnx_engine, usable_device
-        from tcccd.plugins.whisper.convert import ModelSourceError, read_model_source
-        from tcccd.plugins.whisper.encoders import BackendUnavailable
+        from tcccd.plugins.whisper.engine.backend_loader import BackendLoader, backend_chain, onnx_engine, usable_device
+        from tcccd.plugins.whisper.engine.convert import ModelSourceError, read_model_source
+        from tcccd.plugins.whisper.engine.encoders import BackendUnavailable
 
         try:
             chain = backend_chain(backend, fallback_backends)
@@ -221,7 +221,7 @@ class Transcriber:
 
     def _evidence(self, outcome: Any, prompt: list[int], options: DecodeOptions, segments: list[Segment],
                   seek: int, segment_frames: int) -> WindowEvidence:
-        from tcccd.plugins.whisper.decoding import initial_tokens
+        from tcccd.plugins.whisper.engine.decoding import initial_tokens
 
         audio = WindowAudio(self.engine.steps, outcome.audio, self.tokenizer.eot, self.tokenizer.continues_word)
         start = initial_tokens(self.tokenizer, options, prompt, self.n_text_ctx)

@@ -21,9 +21,9 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tcccd.plugins.whisper.decoding import SECONDS_PER_TIMESTAMP, DecodeOptions, WindowResult
-from tcccd.plugins.whisper.mel import HOP_LENGTH, N_FRAMES, SAMPLE_RATE_HZ
-from tcccd.plugins.whisper.repetition import has_word
+from tcccd.plugins.whisper.engine.decoding import SECONDS_PER_TIMESTAMP, DecodeOptions, WindowResult
+from tcccd.plugins.whisper.engine.mel import HOP_LENGTH, N_FRAMES, SAMPLE_RATE_HZ
+from tcccd.plugins.whisper.engine.repetition import has_word
 
 AUDIO_CONTEXT_MARGIN_FRAMES = 100  # 1 s of the padding's silence after the audio: the model sees speech end
 FRAMES_PER_POSITION = 2  # the encoder's second convolution halves the frame rate

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tcccd.plugins.whisper.forced import ForcedText
+from tcccd.plugins.whisper.engine.forced import ForcedText
 
 SECONDS_PER_POSITION = 0.02
 MEDIAN_FILTER_WIDTH = 7

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from tcccd.plugins.whisper.audio_check import Proposal
+from tcccd.plugins.whisper.review.audio_check import Proposal
 
 MAX_TERM_TOKENS = 12  # the unbiased reading of a term is cut here
 

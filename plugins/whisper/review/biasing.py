@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from tcccd.plugins.whisper.tokenizer import Tokenizer
+    from tcccd.plugins.whisper.engine.tokenizer import Tokenizer
 
 
 _Bonus = tuple[int, np.ndarray, np.ndarray]  # (hypothesis row, token ids, bonus of each)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tcccd.plugins.whisper.audio_check import Proposal, Scorer, check
+from tcccd.plugins.whisper.review.audio_check import Proposal, Scorer, check
 
 _TEENS = {"thirteen": "thirty", "fourteen": "forty", "fifteen": "fifty", "sixteen": "sixty",
           "seventeen": "seventy", "eighteen": "eighty", "nineteen": "ninety"}

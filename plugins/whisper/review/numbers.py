@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tcccd.plugins.whisper.textnorm import NUMBER_WORDS, digits_of
+from tcccd.plugins.whisper.review.textnorm import NUMBER_WORDS, digits_of
 
 UNITS = {"gram": "g", "grams": "g", "milligram": "mg", "milligrams": "mg", "microgram": "mcg",
          "micrograms": "mcg", "milliliter": "mL", "milliliters": "mL", "millilitre": "mL", "millilitres": "mL",

@@ -28,11 +28,11 @@ import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tcccd.plugins.whisper.audio_check import Proposal, Scorer, apply, check, scored_trail
-from tcccd.plugins.whisper.forced import WindowEvidence
-from tcccd.plugins.whisper.number_twins import Doubt, doubts
-from tcccd.plugins.whisper.numbers import inverse_normalize
-from tcccd.plugins.whisper.repetition import has_word
+from tcccd.plugins.whisper.engine.forced import WindowEvidence
+from tcccd.plugins.whisper.engine.repetition import has_word
+from tcccd.plugins.whisper.review.audio_check import Proposal, Scorer, apply, check, scored_trail
+from tcccd.plugins.whisper.review.number_twins import Doubt, doubts
+from tcccd.plugins.whisper.review.numbers import inverse_normalize
 
 OVERLAPPED = "overlaps a rewrite the audio supports better"
 
@@ -93,7 +93,7 @@ class SegmentReviewer:
         self._phonemes = threading.Lock()  # espeak (the corrector's phonemizer) is not thread-safe
 
     def __call__(self, window: WindowEvidence) -> None:
-        from tcccd.plugins.whisper.word_spans import segment_words, window_words
+        from tcccd.plugins.whisper.review.word_spans import segment_words, window_words
 
         decided = []
         for k, segment in enumerate(window.segments):
@@ -176,7 +176,7 @@ class SegmentScorer:
 
 def without_words(decided: Decided | None) -> Any:
     """heard.Written of a segment decided with no audio at hand (no words to time)."""
-    from tcccd.plugins.whisper.heard import Written
+    from tcccd.plugins.whisper.review.heard import Written
 
     if decided is None:
         return None

@@ -7,14 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tcccd.plugins.whisper.params import WhisperParams
+from tcccd.plugins.whisper.stage.params import WhisperParams
 
 
 def build_review(params: WhisperParams, transcriber: Any, log: Any) -> tuple[Any, Any, Any]:
     """(corrector or None, bias or None, reviewer) for `params` on the loaded `transcriber`."""
-    from tcccd.plugins.whisper.bias_check import BiasCheck
-    from tcccd.plugins.whisper.review import ReviewSettings, SegmentReviewer
-    from tcccd.plugins.whisper.vocabulary import (
+    from tcccd.plugins.whisper.review.bias_check import BiasCheck
+    from tcccd.plugins.whisper.review.review import ReviewSettings, SegmentReviewer
+    from tcccd.plugins.whisper.review.vocabulary import (
         Phonemizer,
         VocabularyCorrector,
         default_vocabulary_path,
@@ -44,6 +44,6 @@ def _bias(terms: list[str], transcriber: Any, log: Any) -> Any:
     if transcriber.backend == "ctranslate2":
         log.warning("vocabulary biasing is off: the ctranslate2 backend runs its own decoder")
         return None
-    from tcccd.plugins.whisper.biasing import LexiconBias
+    from tcccd.plugins.whisper.review.biasing import LexiconBias
 
     return LexiconBias.from_terms(terms, transcriber.tokenizer)

@@ -23,10 +23,10 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
-from tcccd.plugins.whisper.forced import ForcedText, WindowEvidence
-from tcccd.plugins.whisper.heard import Written
-from tcccd.plugins.whisper.number_twins import Doubt
-from tcccd.plugins.whisper.word_timing import TimedWord, time_words
+from tcccd.plugins.whisper.engine.forced import ForcedText, WindowEvidence
+from tcccd.plugins.whisper.engine.word_timing import TimedWord, time_words
+from tcccd.plugins.whisper.review.heard import Written
+from tcccd.plugins.whisper.review.number_twins import Doubt
 
 _STRIP = string.whitespace + string.punctuation
 

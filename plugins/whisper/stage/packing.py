@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tcccd.plugins.whisper.results import Transcription
-from tcccd.plugins.whisper.vad import RATE_HZ, Span
+from tcccd.plugins.whisper.engine.results import Transcription
+from tcccd.plugins.whisper.stage.vad import RATE_HZ, Span
 
 
 @dataclass(frozen=True)

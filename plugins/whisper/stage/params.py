@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from tcccd.kit.plugin import PluginParams
-from tcccd.plugins.whisper.review import ReviewSettings
+from tcccd.plugins.whisper.review.review import ReviewSettings
 
 RELOAD_KEYS = ("model", "backend", "fallback_backends", "device", "threads", "decoder_int8")
 VOCABULARY_KEYS = ("vocabulary", "vocabulary_correction", "vocabulary_min_similarity", "vocabulary_biasing",

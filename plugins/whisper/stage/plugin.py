@@ -17,12 +17,12 @@ import numpy as np
 
 from tcccd.kit.audio import load_mono
 from tcccd.kit.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
-from tcccd.plugins.whisper.coverage import CoverageSettings
-from tcccd.plugins.whisper.heard import Heard
-from tcccd.plugins.whisper.packing import one_per_chunk, pack_windows
-from tcccd.plugins.whisper.params import RELOAD_KEYS, VOCABULARY_KEYS, WhisperParams
-from tcccd.plugins.whisper.partials import PartialCounts
-from tcccd.plugins.whisper.vad import RATE_HZ, SpeechDetector, VadSettings, pack_spans
+from tcccd.plugins.whisper.review.coverage import CoverageSettings
+from tcccd.plugins.whisper.review.heard import Heard
+from tcccd.plugins.whisper.stage.packing import one_per_chunk, pack_windows
+from tcccd.plugins.whisper.stage.params import RELOAD_KEYS, VOCABULARY_KEYS, WhisperParams
+from tcccd.plugins.whisper.stage.partials import PartialCounts
+from tcccd.plugins.whisper.stage.vad import RATE_HZ, SpeechDetector, VadSettings, pack_spans
 from tcccd.wire.protocol import Message
 
 
@@ -124,7 +124,7 @@ class WhisperPlugin(Plugin):
                timings: dict[str, float]) -> None:
         """Speech VAD found that no kept word covers is decoded again alone; what still gives no words is
         reported in `dropped` (reason not_transcribed), counted and logged (coverage.py)."""
-        from tcccd.plugins.whisper.coverage import covered_by, recover, uncovered
+        from tcccd.plugins.whisper.review.coverage import covered_by, recover, uncovered
 
         settings = self._coverage
         gaps = uncovered(speech, covered_by(heard.segments, heard.dropped, settings.word_margin_s),
@@ -177,8 +177,8 @@ class WhisperPlugin(Plugin):
                                 final=True)
 
     def _open_stream(self, message: Message) -> Any:
-        from tcccd.plugins.whisper.partials import PartialSchedule
-        from tcccd.plugins.whisper.streaming import StreamSession
+        from tcccd.plugins.whisper.stage.partials import PartialSchedule
+        from tcccd.plugins.whisper.stage.streaming import StreamSession
 
         session = StreamSession.open(message.audio, self._detector, self._vad_settings())
         session.partials = PartialSchedule(self._partial_counts)
@@ -253,7 +253,7 @@ class WhisperPlugin(Plugin):
 
     def _load_transcriber(self) -> Any:
         from tcccd.kit.accel import precision_for
-        from tcccd.plugins.whisper.transcriber import Transcriber
+        from tcccd.plugins.whisper.engine.transcriber import Transcriber
 
         loaded = Transcriber.load(self.params.model, backend=self.params.backend, device=self.params.device,
                                   cache_dir=Path(self.context.cache_dir) / "whisper",
@@ -267,7 +267,7 @@ class WhisperPlugin(Plugin):
 
     def _load_vocabulary(self) -> None:
         """The term list feeds the corrector, the decoder bias and the reviewer; one bad file fails all three."""
-        from tcccd.plugins.whisper.review_setup import build_review
+        from tcccd.plugins.whisper.review.review_setup import build_review
 
         try:
             self._corrector, self._bias, self._reviewer = build_review(self.params, self._transcriber, self.log)
@@ -277,13 +277,13 @@ class WhisperPlugin(Plugin):
     def _decided_without_audio(self, heard: str) -> Any:
         """A segment no decoder pass can check (partial results, the ctranslate2 backend): only rewrites that
         change no word reach its text."""
-        from tcccd.plugins.whisper.review import without_words
+        from tcccd.plugins.whisper.review.review import without_words
 
         return without_words(self._reviewer.decide(heard, None))
 
     def _options(self, review: bool = False) -> Any:
         """Decoding settings; `review`: check rewrites and time words on each window's audio (final results)."""
-        from tcccd.plugins.whisper.transcriber import DecodeOptions
+        from tcccd.plugins.whisper.engine.transcriber import DecodeOptions
 
         return DecodeOptions(beam_size=self.params.beam_size, temperatures=tuple(self.params.temperatures),
                              no_speech_threshold=self.params.no_speech_threshold, check=self.context.check_cancelled,

@@ -16,7 +16,7 @@ import numpy as np
 
 from tcccd.kit.audio import decode
 from tcccd.kit.plugin import PluginError
-from tcccd.plugins.whisper.vad import RATE_HZ, WINDOW_SAMPLES, SpeechDetector, VadSettings, VadState
+from tcccd.plugins.whisper.stage.vad import RATE_HZ, WINDOW_SAMPLES, SpeechDetector, VadSettings, VadState
 from tcccd.wire.protocol import AudioFormat
 
 WINDOW_MS = 1000 * WINDOW_SAMPLES / RATE_HZ

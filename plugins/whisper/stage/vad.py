@@ -99,7 +99,7 @@ class SpeechDetector:
         """Where a whole recording holds speech, in samples; spans longer than max_utterance_s are split."""
         if len(audio) < WINDOW_SAMPLES:
             return []
-        from tcccd.plugins.whisper.vad_spans import speech_spans_from_probs
+        from tcccd.plugins.whisper.stage.vad_spans import speech_spans_from_probs
 
         s = self.settings
         spans = speech_spans_from_probs(

@@ -3,7 +3,7 @@
 A port of `silero_vad.utils_vad.get_speech_timestamps_from_probs` (silero-vad 6.2, MIT licence) for 16 kHz,
 with its defaults for cutting at the maximum length (the longest pause inside the span). The package's module
 imports torch at the top, about 190 MB of the ASR worker's memory for a loop over floats.
-tests/plugins/whisper/test_vad.py checks that both give the same spans.
+tests/plugins/whisper/stage/test_vad.py checks that both give the same spans.
 """
 
 from __future__ import annotations

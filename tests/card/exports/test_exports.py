@@ -11,11 +11,11 @@ import jsonschema
 import pytest
 from pypdf import PdfReader
 
-from tcccd.card_exports.card_lines import text_card
-from tcccd.card_exports.fhir_bundle import bundle
-from tcccd.card_exports.handover import BLANK, handover, nine_line
-from tcccd.card_exports.json_card import card_json, generated_schema, shipped_schema
-from tcccd.card_exports.pdf_card import render
+from tcccd.card.exports.fhir_bundle import bundle
+from tcccd.card.exports.handover import BLANK, handover, nine_line
+from tcccd.card.exports.json_card import card_json, generated_schema, shipped_schema
+from tcccd.card.exports.lines import text_card
+from tcccd.card.exports.pdf_card import render
 from tcccd.wire.card import CardSet
 from tests.support.card_scenarios import CardPipeline, scenarios
 
@@ -43,7 +43,7 @@ def cards(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CardSet]:
 
 def test_the_schema_file_is_the_models_schema() -> None:
     assert shipped_schema() == generated_schema(), (
-        "regenerate: python -m tcccd.card_exports.json_card > daemon/card_exports/card.schema.json")
+        "regenerate: python -m tcccd.card.exports.json_card > daemon/card/exports/card.schema.json")
 
 
 def test_every_scenario_card_validates_against_the_schema_file(cards: dict[str, CardSet]) -> None:
@@ -177,7 +177,7 @@ def test_a_resource_that_breaks_fhir_structure_is_refused_by_the_library(cards: 
     list (as a careless change to the exporter could write) fails the export loudly."""
     from pydantic import ValidationError
 
-    from tcccd.card_exports import fhir_resources
+    from tcccd.card.exports import fhir_resources
 
     original = fhir_resources.condition
     monkeypatch.setattr(fhir_resources, "condition", lambda e, refs: {**original(e, refs), "bodySite": "left thigh"})

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tcccd.record.card_projection import project
+from tcccd.card.projection import project
 from tests.support.card_fields import expected_fields, fields
 from tests.support.card_scenarios import CardPipeline, Scenario, scenarios
 

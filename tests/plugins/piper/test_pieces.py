@@ -10,8 +10,8 @@ import pytest
 from onnx import TensorProto, helper
 
 from tcccd.kit.testing import PluginHarness
-from tcccd.plugins.piper import default_voice_path
-from tcccd.plugins.piper_pieces import FIRST_FRAMES, PiecewiseVoice, piece_bounds, split_graph
+from tcccd.plugins.piper.pieces import FIRST_FRAMES, PiecewiseVoice, piece_bounds, split_graph
+from tcccd.plugins.piper.plugin import default_voice_path
 from tcccd.wire.protocol import Message
 
 SENTENCE = "Apply a tourniquet high and tight on the injured limb."

@@ -24,7 +24,7 @@ def corpus():
 
 @pytest.fixture(scope="session")
 def detector():
-    from tcccd.plugins.whisper.vad import SpeechDetector, VadSettings
+    from tcccd.plugins.whisper.stage.vad import SpeechDetector, VadSettings
 
     return SpeechDetector.load(VadSettings())
 
@@ -32,7 +32,7 @@ def detector():
 @pytest.fixture(scope="session")
 def transcriber(tmp_path_factory):
     """The embedded tiny.en on the torch backend (no ONNX export), loaded once for every whisper test."""
-    from tcccd.plugins.whisper.transcriber import Transcriber
+    from tcccd.plugins.whisper.engine.transcriber import Transcriber
 
     return Transcriber.load(None, backend="torch", cache_dir=tmp_path_factory.mktemp("whisper-cache"), threads=2)
 
@@ -46,7 +46,7 @@ def onnx_cache(tmp_path_factory):
 @pytest.fixture(scope="session")
 def onnx_transcriber(onnx_cache):
     """The default backend (onnxruntime: encoder and decoder graphs), loaded once for every test that needs it."""
-    from tcccd.plugins.whisper.transcriber import Transcriber
+    from tcccd.plugins.whisper.engine.transcriber import Transcriber
 
     return Transcriber.load(None, backend="onnxruntime", cache_dir=onnx_cache, threads=2)
 

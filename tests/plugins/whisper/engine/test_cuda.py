@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tcccd.plugins.whisper.mel import log_mel_spectrogram
-from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
+from tcccd.plugins.whisper.engine.mel import log_mel_spectrogram
+from tcccd.plugins.whisper.engine.transcriber import DecodeOptions, Transcriber
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]
 

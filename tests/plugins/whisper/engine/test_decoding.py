@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from tcccd.plugins.whisper.repetition import compression_ratio, repeats_at_tail
-from tcccd.plugins.whisper.transcriber import DecodeOptions
+from tcccd.plugins.whisper.engine.repetition import compression_ratio, repeats_at_tail
+from tcccd.plugins.whisper.engine.transcriber import DecodeOptions
 
-from .conftest import SENTENCE, word_recall
+from tests.plugins.whisper.conftest import SENTENCE, word_recall
 
 
 @pytest.mark.parametrize("beam_size", [1, 5])
@@ -70,7 +70,7 @@ def test_loop_and_compression_signals():
 
 def test_int8_projection_keeps_the_transcript_and_its_confidence(transcriber, sentence_audio, tmp_path):
     """The int8 output projection is a speed/memory trade: it must not change what a clear sentence says."""
-    from tcccd.plugins.whisper.transcriber import Transcriber
+    from tcccd.plugins.whisper.engine.transcriber import Transcriber
 
     fp32 = Transcriber.load(None, backend="torch", cache_dir=tmp_path, threads=2, decoder_int8=False)
     assert fp32.engine.decoder.projection is None and transcriber.engine.decoder.projection is not None
@@ -81,7 +81,7 @@ def test_int8_projection_keeps_the_transcript_and_its_confidence(transcriber, se
 
 
 def test_draw_samples_the_tempered_softmax_and_never_a_suppressed_token():
-    from tcccd.plugins.whisper.sampling import TorchCompatibleRandom, draw
+    from tcccd.plugins.whisper.engine.sampling import TorchCompatibleRandom, draw
 
     logits = np.full((4000, 51864), -np.inf, dtype=np.float32)
     logits[:, [7, 500, 51863]] = [0.0, 1.0, 2.0]
@@ -98,7 +98,7 @@ def test_draw_samples_the_tempered_softmax_and_never_a_suppressed_token():
 @pytest.mark.parametrize("seed", [0, 20, 1100, 2**32 - 1])
 def test_seeded_draws_are_the_ones_torch_made(seed):
     """The search moved from torch tensors to numpy: a fallback attempt still samples what it sampled."""
-    from tcccd.plugins.whisper.sampling import TorchCompatibleRandom, draw
+    from tcccd.plugins.whisper.engine.sampling import TorchCompatibleRandom, draw
 
     def torch_draw(logits: torch.Tensor, temperature: float, generator: torch.Generator) -> torch.Tensor:
         """decoding.draw as it was on torch tensors."""
@@ -118,7 +118,7 @@ def test_seeded_draws_are_the_ones_torch_made(seed):
 
 @pytest.mark.parametrize("masked", [False, True])
 def test_top_is_torch_topk_and_breaks_ties_by_the_lower_id(masked):
-    from tcccd.plugins.whisper.sampling import top
+    from tcccd.plugins.whisper.engine.sampling import top
 
     rng = np.random.default_rng(int(masked))
     logprobs = rng.normal(-8, 4, size=(5, 51864)).astype(np.float32)

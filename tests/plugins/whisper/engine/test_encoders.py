@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from tcccd.kit.plugin import PluginError
-from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
+from tcccd.plugins.whisper.engine.transcriber import DecodeOptions, Transcriber
 
-from .conftest import SENTENCE, word_recall
+from tests.plugins.whisper.conftest import SENTENCE, word_recall
 
 
 @pytest.mark.parametrize("audio_context", ["auto", "full"])

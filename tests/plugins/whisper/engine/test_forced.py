@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 import soundfile
 
-from tcccd.plugins.whisper.decoding import DecodeOptions
-from tcccd.plugins.whisper.forced import WindowAudio
-from tcccd.plugins.whisper.mel import N_FRAMES, log_mel_spectrogram
-from tcccd.plugins.whisper.review import SegmentReviewer
-from tcccd.plugins.whisper.sampling import log_softmax
+from tcccd.plugins.whisper.engine.decoding import DecodeOptions
+from tcccd.plugins.whisper.engine.forced import WindowAudio
+from tcccd.plugins.whisper.engine.mel import N_FRAMES, log_mel_spectrogram
+from tcccd.plugins.whisper.engine.sampling import log_softmax
+from tcccd.plugins.whisper.review.review import SegmentReviewer
 
-from .conftest import ROOT
+from tests.plugins.whisper.conftest import ROOT
 
 REAL = ROOT / "tests" / "data" / "real-speech"
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from tcccd.plugins.whisper.mel import N_SAMPLES, log_mel_spectrogram, mel_filters
+from tcccd.plugins.whisper.engine.mel import N_SAMPLES, log_mel_spectrogram, mel_filters
 
 
 def openai_reference(audio: np.ndarray, n_mels: int, dtype: torch.dtype = torch.float64) -> np.ndarray:

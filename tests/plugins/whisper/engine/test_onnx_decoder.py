@@ -11,15 +11,15 @@ import pytest
 import soundfile
 import torch
 
-from tcccd.plugins.whisper.convert import read_model_source
-from tcccd.plugins.whisper.encoders import BackendUnavailable, TorchDecoderEngine
-from tcccd.plugins.whisper.model import build_model
-from tcccd.plugins.whisper.onnx_decoder import DecoderFiles, OnnxEngine, OnnxSteps, quantize_rows
-from tcccd.plugins.whisper.quantize import quantize_decoder
-from tcccd.plugins.whisper.torch_steps import TorchSteps
-from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
+from tcccd.plugins.whisper.engine.convert import read_model_source
+from tcccd.plugins.whisper.engine.encoders import BackendUnavailable, TorchDecoderEngine
+from tcccd.plugins.whisper.engine.model import build_model
+from tcccd.plugins.whisper.engine.onnx_decoder import DecoderFiles, OnnxEngine, OnnxSteps, quantize_rows
+from tcccd.plugins.whisper.engine.quantize import quantize_decoder
+from tcccd.plugins.whisper.engine.torch_steps import TorchSteps
+from tcccd.plugins.whisper.engine.transcriber import DecodeOptions, Transcriber
 
-from .conftest import ROOT
+from tests.plugins.whisper.conftest import ROOT
 
 ESPEAK = ROOT / "tests" / "data" / "espeak-samples"
 
@@ -112,8 +112,8 @@ def _mono_16k(path: Path) -> np.ndarray:
 
 def test_a_worker_with_the_cache_never_imports_torch(onnx_transcriber, onnx_cache):
     code = ("import sys, soundfile\n"
-            "from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber\n"
-            "from tcccd.plugins.whisper.vad import SpeechDetector\n"
+            "from tcccd.plugins.whisper.engine.transcriber import DecodeOptions, Transcriber\n"
+            "from tcccd.plugins.whisper.stage.vad import SpeechDetector\n"
             f"t = Transcriber.load(None, backend='onnxruntime', cache_dir={str(onnx_cache)!r}, threads=1)\n"
             f"audio, _ = soundfile.read({str(ESPEAK / 'txa.wav')!r}, dtype='float32')\n"
             "SpeechDetector.load().speech_spans(audio)\n"
@@ -126,7 +126,7 @@ def test_a_worker_with_the_cache_never_imports_torch(onnx_transcriber, onnx_cach
 
 def test_a_failed_export_falls_back_to_the_torch_decoder(tmp_path, monkeypatch, sentence_audio):
     """The child process is the outside world here: it may be killed or run out of disk."""
-    from tcccd.plugins.whisper import onnx_decoder
+    from tcccd.plugins.whisper.engine import onnx_decoder
 
     def failed_export(model: object, cache_dir: Path) -> None:
         raise BackendUnavailable("the ONNX decoder export failed: No space left on device")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tcccd.plugins.whisper.repetition import looped
+from tcccd.plugins.whisper.engine.repetition import looped
 
 
 @pytest.mark.parametrize("text", [

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from tcccd.kit.accel import precision_for
-from tcccd.plugins.whisper.mel import log_mel_spectrogram
-from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
+from tcccd.plugins.whisper.engine.mel import log_mel_spectrogram
+from tcccd.plugins.whisper.engine.transcriber import DecodeOptions, Transcriber
 
 from . import test_cuda
 

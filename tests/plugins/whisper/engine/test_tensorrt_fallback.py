@@ -15,7 +15,7 @@ import torch
 from tcccd.kit.accel import precision_for
 from tcccd.kit.plugin import PluginError
 from tcccd.kit.testing import PluginHarness
-from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
+from tcccd.plugins.whisper.engine.transcriber import DecodeOptions, Transcriber
 from tests.support.fake_tensorrt import make_module
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="tests the fallback of a machine without CUDA")

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from tcccd.kit.plugin import PluginError
-from tcccd.plugins.whisper.transcriber import DecodeOptions
+from tcccd.plugins.whisper.engine.transcriber import DecodeOptions
 
-from .conftest import ROOT, SENTENCE, espeak_16k, word_recall
+from tests.plugins.whisper.conftest import ROOT, SENTENCE, espeak_16k, word_recall
 
 LONG_SENTENCES = [
     "The casualty has a wound to the right arm.",
@@ -81,7 +81,7 @@ def test_seed_changes_only_sampled_attempts(transcriber, sentence_audio):
 
 
 def test_token_budget_bounds_a_short_window():
-    from tcccd.plugins.whisper.decoding import token_budget
+    from tcccd.plugins.whisper.engine.decoding import token_budget
 
     assert token_budget(83) < 64  # 1.66 s of audio: a babbling sample stops long before 224 tokens
     assert token_budget(1500) >= 224  # a full 30 s window keeps openai's limit

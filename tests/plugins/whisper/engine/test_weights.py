@@ -7,12 +7,12 @@ import pytest
 import torch
 
 from tcccd.kit.plugin import PluginError
-from tcccd.plugins.whisper import convert
-from tcccd.plugins.whisper.ct2_weights import WeightsFormatError, read_ct2_variables
-from tcccd.plugins.whisper.model import build_model
-from tcccd.plugins.whisper.transcriber import DecodeOptions, Transcriber
+from tcccd.plugins.whisper.engine import convert
+from tcccd.plugins.whisper.engine.ct2_weights import WeightsFormatError, read_ct2_variables
+from tcccd.plugins.whisper.engine.model import build_model
+from tcccd.plugins.whisper.engine.transcriber import DecodeOptions, Transcriber
 
-from .conftest import SENTENCE, word_recall
+from tests.plugins.whisper.conftest import SENTENCE, word_recall
 
 
 @pytest.fixture(scope="module")

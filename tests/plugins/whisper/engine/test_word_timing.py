@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tcccd.plugins.whisper.word_timing import dtw, median_filter, split_words
+from tcccd.plugins.whisper.engine.word_timing import dtw, median_filter, split_words
 
 
 def openai_dtw(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

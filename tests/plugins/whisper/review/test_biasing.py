@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tcccd.plugins.whisper.biasing import BiasSettings, LexiconBias, TermTrie
-from tcccd.plugins.whisper.vocabulary import default_vocabulary_path, read_vocabulary
+from tcccd.plugins.whisper.review.biasing import BiasSettings, LexiconBias, TermTrie
+from tcccd.plugins.whisper.review.vocabulary import default_vocabulary_path, read_vocabulary
 
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    from tcccd.plugins.whisper.convert import embedded_model_dir
-    from tcccd.plugins.whisper.tokenizer import Tokenizer
+    from tcccd.plugins.whisper.engine.convert import embedded_model_dir
+    from tcccd.plugins.whisper.engine.tokenizer import Tokenizer
 
     return Tokenizer(embedded_model_dir() / "tokenizer.json", multilingual=False)
 
@@ -91,7 +91,7 @@ def test_bad_settings_and_empty_lexicon_are_refused(tokenizer):
 def test_biasing_writes_nothing_new_over_silence_and_noise(transcriber, corpus, lexicon, tmp_path):
     import soundfile
 
-    from tcccd.plugins.whisper.transcriber import DecodeOptions
+    from tcccd.plugins.whisper.engine.transcriber import DecodeOptions
 
     bias = LexiconBias.from_terms(lexicon, transcriber.tokenizer)
     for clip in corpus.build_noise(tmp_path):
@@ -107,8 +107,8 @@ def test_biasing_does_not_raise_wer_on_the_tuning_sentences(transcriber, corpus,
     """tune.txt only: the set its settings were chosen on (held-out sets measure it in bench/)."""
     import soundfile
 
-    from tcccd.plugins.whisper.textnorm import corpus_wer
-    from tcccd.plugins.whisper.transcriber import DecodeOptions
+    from tcccd.plugins.whisper.engine.transcriber import DecodeOptions
+    from tcccd.plugins.whisper.review.textnorm import corpus_wer
 
     bias = LexiconBias.from_terms(lexicon, transcriber.tokenizer)
     clips = corpus.build_split("tune", tmp_path)

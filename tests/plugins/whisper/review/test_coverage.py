@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tcccd.plugins.whisper.coverage import NOT_TRANSCRIBED, covered_by, recover, uncovered
+from tcccd.plugins.whisper.review.coverage import NOT_TRANSCRIBED, covered_by, recover, uncovered
 
 
 def segment(start_s, end_s, words):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tcccd.plugins.whisper.vocabulary import (
+from tcccd.plugins.whisper.review.vocabulary import (
     MIN_FUZZY_PHONEMES,
     Phonemizer,
     VocabularyCorrector,

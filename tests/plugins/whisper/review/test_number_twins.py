@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tcccd.plugins.whisper.number_twins import doubts, twin_of
+from tcccd.plugins.whisper.review.number_twins import doubts, twin_of
 
 
 @pytest.mark.parametrize(("number", "twin"), [

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tcccd.plugins.whisper.numbers import UNITS, inverse_normalize
-from tcccd.plugins.whisper.textnorm import normalize
+from tcccd.plugins.whisper.review.numbers import UNITS, inverse_normalize
+from tcccd.plugins.whisper.review.textnorm import normalize
 
 
 @pytest.mark.parametrize(("spoken", "digits", "written"), [

@@ -12,14 +12,14 @@ import soundfile
 
 from tcccd.kit.audio import wav_bytes
 from tcccd.kit.testing import PluginHarness
-from tcccd.plugins.whisper.review import ReviewSettings
-from tcccd.plugins.whisper.textnorm import invented_terms
-from tcccd.plugins.whisper.vocabulary import default_vocabulary_path, read_vocabulary
+from tcccd.plugins.whisper.review.review import ReviewSettings
+from tcccd.plugins.whisper.review.textnorm import invented_terms
+from tcccd.plugins.whisper.review.vocabulary import default_vocabulary_path, read_vocabulary
 from tcccd.wire.protocol import AudioFormat, Message
 
-from .conftest import rebuild_text, word_recall
+from tests.plugins.whisper.conftest import rebuild_text, word_recall
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 REAL = ROOT / "tests" / "data" / "real-speech"
 SAFETY = ROOT / "tests" / "data" / "safety-speech"
 RATES = ("0.8", "1.0", "1.25")

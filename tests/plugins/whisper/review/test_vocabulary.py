@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tcccd.plugins.whisper.textnorm import corpus_wer, normalize, word_errors
-from tcccd.plugins.whisper.vocabulary import VocabularyCorrector, read_vocabulary
+from tcccd.plugins.whisper.review.textnorm import corpus_wer, normalize, word_errors
+from tcccd.plugins.whisper.review.vocabulary import VocabularyCorrector, read_vocabulary
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,7 @@ def test_packaged_vocabulary_holds_the_medics_terms():
 
 
 def _packaged():
-    from tcccd.plugins.whisper.vocabulary import default_vocabulary_path
+    from tcccd.plugins.whisper.review.vocabulary import default_vocabulary_path
 
     return default_vocabulary_path()
 

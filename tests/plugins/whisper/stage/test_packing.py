@@ -6,10 +6,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tcccd.plugins.whisper.heard import Written
-from tcccd.plugins.whisper.packing import pack_windows
-from tcccd.plugins.whisper.results import DroppedSpeech, Segment, Transcription
-from tcccd.plugins.whisper.vad import RATE_HZ, Span
+from tcccd.plugins.whisper.engine.results import DroppedSpeech, Segment, Transcription
+from tcccd.plugins.whisper.review.heard import Written
+from tcccd.plugins.whisper.stage.packing import pack_windows
+from tcccd.plugins.whisper.stage.vad import RATE_HZ, Span
 
 
 def chunks_at(*seconds: tuple[float, float]) -> list[Span]:

@@ -10,7 +10,7 @@ import pytest
 import structlog
 import structlog.testing
 
-from tcccd.plugins.whisper.partials import MAX_LAG_S, PartialCounts, PartialSchedule
+from tcccd.plugins.whisper.stage.partials import MAX_LAG_S, PartialCounts, PartialSchedule
 
 RATE_HZ = 16000
 

@@ -11,13 +11,13 @@ from pydantic import ValidationError
 
 from tcccd.kit.audio import to_pcm16, wav_bytes
 from tcccd.kit.testing import PluginHarness
-from tcccd.plugins.whisper.plugin import WhisperPlugin
-from tcccd.plugins.whisper.textnorm import corpus_wer, normalize
+from tcccd.plugins.whisper.review.textnorm import corpus_wer, normalize
+from tcccd.plugins.whisper.stage.plugin import WhisperPlugin
 from tcccd.wire.protocol import AudioFormat, Message
 
-from .conftest import rebuild_text, word_recall
+from tests.plugins.whisper.conftest import rebuild_text, word_recall
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 ESPEAK_SAMPLES = ROOT / "tests" / "data" / "espeak-samples"  # espeak-ng voices (bench/asr_corpus.py --samples)
 pytestmark = pytest.mark.slow
 
@@ -206,7 +206,7 @@ def test_packed_chunks_keep_every_phrase_and_every_word_on_the_files_clock(harne
 
 def test_speech_heard_only_as_a_loop_is_reported_not_transcribed(harness, tmp_path):
     """The reply says which span was dropped and why; status counts it; the text holds no loop."""
-    from .conftest import espeak_16k
+    from tests.plugins.whisper.conftest import espeak_16k
 
     before = harness.plugin.health()["dropped_loops"]
     audio = espeak_16k("twenty. twenty. twenty. twenty. twenty. twenty.", tmp_path)

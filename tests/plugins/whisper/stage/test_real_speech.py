@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from tcccd.kit.testing import PluginHarness
-from tcccd.plugins.whisper.repetition import looped
-from tcccd.plugins.whisper.textnorm import corpus_wer
+from tcccd.plugins.whisper.engine.repetition import looped
+from tcccd.plugins.whisper.review.textnorm import corpus_wer
 from tcccd.wire.protocol import AudioFormat, Message
 
-REAL_SPEECH = Path(__file__).resolve().parents[2] / "data" / "real-speech"
+REAL_SPEECH = Path(__file__).resolve().parents[3] / "data" / "real-speech"
 MAX_WER = 0.069
 pytestmark = pytest.mark.slow
 

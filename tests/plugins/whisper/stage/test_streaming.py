@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from tcccd.kit.plugin import PluginError
-from tcccd.plugins.whisper.streaming import StreamSession, UtteranceSegmenter
-from tcccd.plugins.whisper.vad import RATE_HZ, VadSettings
+from tcccd.plugins.whisper.stage.streaming import StreamSession, UtteranceSegmenter
+from tcccd.plugins.whisper.stage.vad import RATE_HZ, VadSettings
 from tcccd.wire.protocol import AudioFormat
 
 

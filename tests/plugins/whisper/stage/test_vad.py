@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from tcccd.plugins.whisper.vad import RATE_HZ, Span, SpeechDetector, VadSettings, pack_spans
+from tcccd.plugins.whisper.stage.vad import RATE_HZ, Span, SpeechDetector, VadSettings, pack_spans
 
 
 def test_finds_each_sentence_between_pauses(detector, corpus):
@@ -34,7 +34,7 @@ def test_no_speech_in_noise(detector, corpus, kind):
 def test_spans_equal_silero_own_function(seed, settings):
     from silero_vad import get_speech_timestamps_from_probs
 
-    from tcccd.plugins.whisper.vad_spans import speech_spans_from_probs
+    from tcccd.plugins.whisper.stage.vad_spans import speech_spans_from_probs
 
     rng = np.random.default_rng(seed)
     # runs of speech-like and pause-like probabilities, with flicker around the thresholds
@@ -57,7 +57,7 @@ def test_spans_equal_silero_own_function(seed, settings):
 def test_detector_never_imports_torch():
     """silero_vad's package imports torch: the detector only locates its ONNX file."""
     code = ("import sys, numpy as np\n"
-            "from tcccd.plugins.whisper.vad import SpeechDetector\n"
+            "from tcccd.plugins.whisper.stage.vad import SpeechDetector\n"
             "d = SpeechDetector.load()\n"
             "d.speech_spans(np.zeros(16000, np.float32))\n"
             "assert 'torch' not in sys.modules and 'silero_vad' not in sys.modules, 'imported'\n")

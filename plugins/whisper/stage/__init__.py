@@ -1,0 +1,1 @@
+"""The whisper stage: files and live streams, VAD, packing, partials."""
