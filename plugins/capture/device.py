@@ -118,8 +118,8 @@ class DuplexDevice:
                                      latency=self.latency_ms / 1000, callback=self._callback,
                                      finished_callback=self._finished)
             blocksize = self._stream.blocksize
-            # one block more: ALSA rounds its buffer up past the latency PortAudio reports (the fresh-clone suite
-            # of 2026-11-25 counted 18 full-scale samples on silence: 300 ms is exactly 15 blocks here)
+            # one block more: ALSA rounds its buffer up past the latency PortAudio reports (without it, a stale
+            # block of 18 full-scale samples was counted as clipping on silence: 300 ms is exactly 15 blocks)
             self.unfilled_blocks = math.ceil(float(self._stream.latency[0]) * self.rate_hz / blocksize) + 1
             self._stream.start()
             self.output_latency_s = float(self._stream.latency[1])
