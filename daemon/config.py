@@ -237,3 +237,16 @@ def load(path: Path | str | None = None) -> Config:
     if path is None:
         return parse(_read_yaml("<embedded default>", default_config_text()), "<embedded default>")
     return parse(_read_yaml(path), str(path))
+
+
+class RunningConfig:
+    """The config in force: parts read it through `current()` (tcccd.ports.ConfigSource); a reload replaces it."""
+
+    def __init__(self, config: Config) -> None:
+        self._config = config
+
+    def current(self) -> Config:
+        return self._config
+
+    def replace(self, config: Config) -> None:
+        self._config = config

@@ -119,6 +119,11 @@ class Message:
     deadline_s: float | None = None
     stage: str | None = None
 
+    @classmethod
+    def event(cls, model: Any) -> Message:
+        """A reply model (tcccd.wire.replies, tcccd.wire.alerts) as an event to publish: its type and data."""
+        return cls(model.TYPE, data=model.to_data())
+
     def reply(self, type: str, data: dict[str, Any] | None = None, **fields: Any) -> Message:
         """A message that answers this one: same request id and stream."""
         return Message(type=type, id=self.id, stream=self.stream, data=data or {}, **fields)

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from tcccd.wire.alerts import Alert, read_alert
 from tcccd.wire.card_replies import CardClosed, CardReviewed, CardsReply, CardUpdate
 from tcccd.wire.errors import ErrorReply
 from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, Str
@@ -217,26 +218,6 @@ class CaptureReply(OpenReply):
     device: Str | None = Field(None, description="the configured audio device")
 
 
-class Alert(Reply):
-    """Event (topic `alert`): something an operator must know (a lost worker, a gap in the record, memory actions)."""
-
-    TYPE: ClassVar[str] = "alert"
-    message: Str = Field(description="what happened, for a person")
-    kind: Str | None = Field(None, description="`journal_full`, `speech_dropped`, `card_skipped` or `talk_over` "
-                                               "(the medic spoke over a read-back: the first words may be missing)")
-    source: Str | None = Field(None, description="`memory` for the memory capper's actions")
-    worker: Str | None = Field(None, description="the worker that was lost; talk_over: the capture stage")
-    request_id: Str | None = Field(None, description="speech_dropped, card_skipped: the request")
-    start_s: Float | None = Field(None, description="speech_dropped: start of the speech left out")
-    end_s: Float | None = Field(None, description="speech_dropped: its end")
-    reason: Str | None = Field(None, description="why (speech_dropped, card_skipped, memory)")
-    action: Str | None = Field(None, description="memory: `release`, `unload`, `step_down`, `refuse`, `resume`")
-    targets: list[Str] | None = Field(None, description="memory: the workers or profile acted on")
-    ts: Float | None = Field(None, description="memory: when")
-    used_bytes: Int | None = Field(None, description="memory: use when it acted")
-    budget_bytes: Int | None = Field(None, description="memory: the budget when it acted")
-
-
 REPLIES: dict[str, type[Reply]] = {model.TYPE: model for model in (
     Pong, StatusReport, ProfileReply, ProfileDecision, Transcript, TranscriptsReply, AudioReply, CaptureReply,
     Alert, ErrorReply, CardsReply, CardReviewed, CardClosed, CardUpdate)}
@@ -244,6 +225,8 @@ REPLIES: dict[str, type[Reply]] = {model.TYPE: model for model in (
 
 def read_reply(message: Message) -> Any:
     """The typed reply or event in `message`; None for a type tcccd does not define (a custom stage's own)."""
+    if message.type == Alert.TYPE:
+        return read_alert(message.data)
     model = REPLIES.get(message.type)
     return None if model is None else model.from_message(message)
 

@@ -46,7 +46,7 @@ def alerts(subscription: Any, count: int, timeout_s: float = 20.0) -> list[dict[
         event = subscription.next(timeout_s)
         if event is None:
             break
-        if event[1].data.get("source") == "memory":
+        if event[1].data.get("kind") == "memory":
             seen.append(event[1].data)
     return seen
 

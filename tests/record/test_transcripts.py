@@ -96,27 +96,39 @@ def test_settings_refuse_a_path_as_file_name() -> None:
 
 
 def test_feed_journals_before_publishing_and_a_full_disk_is_loud_but_still_published(tmp_path: Path) -> None:
-    from tcccd.record.feed import TranscriptFeed
+    from tcccd.core.health import Alerts, RecentErrors
+    from tcccd.record.feed import JournalSlot, TranscriptFeed
     from tcccd.wire.protocol import Message
 
     journal = TranscriptJournal.open(tmp_path, JournalSettings())
-    published, errors = [], []
+    published, heard = [], []
+    recent = RecentErrors()
 
-    def publish(topic: str, message: Message) -> None:
-        in_journal = [e.text for e in journal.since(0.0)]
-        published.append((topic, message, in_journal))
+    class Events:  # the events socket: what a subscriber would receive, with what the journal held by then
+        def publish(self, topic: str, message: Message) -> None:
+            published.append((topic, message, [e.text for e in journal.since(0.0)]))
 
-    feed = TranscriptFeed(journal, publish, lambda: "field", lambda rid, text: errors.append(text))
+    class Field:  # the running profile
+        def name(self) -> str:
+            return "field"
+
+    class Listener:  # the card keeper's place: told after journal and publish
+        def heard(self, source: str, partial: bool, journal_seq: int | None) -> None:
+            heard.append((source, partial, journal_seq, len(published)))
+
+    events = Events()
+    feed = TranscriptFeed(JournalSlot(journal), events, Field(), Alerts(events, recent), Listener())
     reply = feed.final(Message("transcript", id="r1", data={"text": "TXA given", "start_s": 0.0, "end_s": 1.0}), "mic")
     [(topic, event, seen)] = published
     assert topic == "transcript" and seen == ["TXA given"]  # on disk before anyone heard of it
     assert event.data["source"] == "mic" and event.data["journal_seq"] == reply.data["journal_seq"] == 1
+    assert heard == [("mic", False, 1, 1)]  # the listener hears of it after it is journalled and published
 
     journal.db.execute(f"PRAGMA max_page_count={journal.db.execute('PRAGMA page_count').fetchone()[0]}")
     for i in range(100):
         feed.final(Message("transcript", id=f"r{i + 2}", data={"text": "x" * 2000}), "client")
-        if errors:
+        if recent.entries:
             break
     alerts = [m for t, m, _ in published if t == "alert"]
-    assert alerts and alerts[0].data["kind"] == "journal_full" and "NOT RECORDED" in errors[0]
+    assert alerts and alerts[0].data["kind"] == "journal_full" and "NOT RECORDED" in recent.entries[0]["message"]
     assert published[-1][0] == "transcript" and "journal_seq" not in published[-1][1].data  # still published

@@ -100,10 +100,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "audio": {"sentence": 2, "frames": 28, "duration_s": 2.5, "sample_rate_hz": 22050, "sentences": 2,
               "first_audio_ms": 160.0},
     "capture": {"capture": "muted", "muted": True, "device": "default"},
-    "alert": {"message": "speech from 5.0 s to 9.5 s of request r1 was not transcribed", "kind": "speech_dropped",
-              "source": "memory", "worker": "asr", "request_id": "r1", "start_s": 5.0, "end_s": 9.5,
-              "reason": "the decoder repeated one phrase", "action": "release", "targets": ["asr"], "ts": 1.8e9,
-              "used_bytes": 1, "budget_bytes": 2},
+    "alert": {"kind": "speech_dropped", "message": "speech from 5.0 s to 9.5 s of request r1 was not transcribed",
+              "request_id": "r1", "start_s": 5.0, "end_s": 9.5, "reason": "decoding_loop"},
     "error": {"code": "busy", "message": "tcccd is over its memory budget and takes no new work", "reason": "memory"},
     "cards": {"casualties": [1, 2], "events": 27, "mission": 1, "current_mission": 2, "media_type": "application/json"},
     "card.closed": {"mission": 1, "through_journal_seq": 40, "casualties": [1, 2], "by": "medic", "ts": 1.8e9,
@@ -118,3 +116,14 @@ EXAMPLES: dict[str, dict[str, Any]] = {
 def example(kind: str) -> dict[str, Any]:
     """A fresh copy of the example `data` of reply type `kind` (tests may change it)."""
     return copy.deepcopy(EXAMPLES[kind])
+
+ALERTS = {  # one example of each alert kind, every field set
+    "journal_full": {"kind": "journal_full", "message": "TRANSCRIPT NOT RECORDED: disk full", "request_id": "r1"},
+    "speech_dropped": EXAMPLES["alert"],
+    "card_skipped": {"kind": "card_skipped", "message": "CARD: transcript 3 is not on the card", "request_id": "r3",
+                     "reason": "the card stage refused it (bad_message)"},
+    "talk_over": {"kind": "talk_over", "message": "the medic spoke over the kit's read-back (mic)", "worker": "mic"},
+    "worker_lost": {"kind": "worker_lost", "message": "worker asr: killed by signal SIGKILL", "worker": "asr"},
+    "memory": {"kind": "memory", "message": "memory capper: release asr: over budget", "action": "release",
+               "targets": ["asr"], "reason": "over budget", "ts": 1.8e9, "used_bytes": 1, "budget_bytes": 2},
+}

@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from tcccd.wire import reference
+from tcccd.wire.alerts import KINDS
 from tcccd.wire.errors import ERROR_CODES, ErrorReply
 from tcccd.wire.messages import REQUESTS, check_request
 from tcccd.wire.protocol import Message
@@ -40,7 +41,7 @@ def documented_fields(doc: str) -> dict[str, set[str]]:
 def all_models() -> dict[str, type[BaseModel]]:
     """Every model the protocol is made of: requests, replies, and the parts they contain."""
     found: dict[str, type[BaseModel]] = {}
-    todo: list[type[BaseModel]] = [*REQUESTS.values(), *REPLIES.values(), CaptureHealth]
+    todo: list[type[BaseModel]] = [*REQUESTS.values(), *REPLIES.values(), CaptureHealth, *KINDS.values()]
     while todo:
         model = todo.pop()
         if model.__name__ in found:
