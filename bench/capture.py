@@ -77,7 +77,7 @@ def final_mic_transcripts(sock: zmq.Socket, first_s: float = 15.0, quiet_s: floa
 
 
 def capture_pid(client) -> int:
-    return next(s.pid for s in client.status_report().stages if s.plugin == "capture")
+    return next(s.pid for s in client.status().stages if s.plugin == "capture")
 
 
 def live_latency(files: list[Path], silence_s: float, partial_ms: int, block_ms: int,
@@ -89,7 +89,7 @@ def live_latency(files: list[Path], silence_s: float, partial_ms: int, block_ms:
                      "params": {"partial_interval_ms": partial_ms}}]
         routes = {"transcribe": ["asr"], "stream": ["asr"]}
         with running_daemon(Path(tmp), pipeline, routes, profile=profile) as client:
-            events = subscriber(client.status_report().endpoints.events)
+            events = subscriber(client.status().endpoints.events)
             proc = psutil.Process(capture_pid(client))
             time.sleep(2.0)
             cpu0, t0 = proc.cpu_times(), time.monotonic()

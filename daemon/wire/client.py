@@ -65,7 +65,7 @@ def wait_until_healthy(endpoint: str, timeout_s: float = 120.0, request_timeout_
     while time.monotonic() < deadline:
         try:
             client = Client(endpoint, timeout_s=5)
-            last = client.status_report().state
+            last = client.status().state
             if last == "healthy":
                 client.timeout_s = request_timeout_s
                 return client
@@ -186,14 +186,15 @@ class Client:
         """End an open request (a stream the user stopped); its one final reply is a `cancelled` error."""
         self.sock.send_multipart(Message("cancel", id=request_id, final=True).to_frames())
 
-    # Typed replies (tcccd.wire.replies, tcccd.wire.status); the dict methods below give the same, as JSON.
-    def status_report(self) -> StatusReport:
+    # One method per local request, named for it, each with its typed reply (tcccd.wire.replies, .status).
+    def status(self) -> StatusReport:
+        """The health report (`.to_data()` for its JSON, as `tcccd status --json` prints it)."""
         return StatusReport.from_message(self.call("status"))
 
-    def profile_info(self) -> ProfileReply:
+    def profile_get(self) -> ProfileReply:
         return ProfileReply.from_message(self.call("profile.get"))
 
-    def switch_profile(self, name: str, reason: str = "set by a client", for_s: float | None = None) -> ProfileReply:
+    def profile_set(self, name: str, reason: str = "set by a client", for_s: float | None = None) -> ProfileReply:
         """Ask for a profile; with `for_s`, an override that bypasses the battery/thermal caps until it expires."""
         data: dict[str, Any] = {"name": name, "reason": reason}
         if for_s is not None:
@@ -205,19 +206,9 @@ class Client:
         data = {"since_ts": since_ts, "after_seq": after_seq, "limit": limit}
         return TranscriptsReply.from_message(self.call("transcripts.since", data))
 
-    def status(self) -> dict[str, Any]:
-        """The health report as JSON (scripts, `tcccd status --json`); checked like status_report()."""
-        return self.status_report().to_data()
-
-    def profile_get(self) -> dict[str, Any]:
-        return self.profile_info().to_data()
-
-    def profile_set(self, name: str, reason: str = "set by a client", for_s: float | None = None) -> dict[str, Any]:
-        return self.switch_profile(name, reason, for_s).to_data()
-
     def subscribe(self, topics: Iterable[str] = ("transcript", "profile", "alert"),
                   events_endpoint: str | None = None) -> Subscription:
-        events = events_endpoint or self.status_report().endpoints.events
+        events = events_endpoint or self.status().endpoints.events
         return Subscription(self.ctx, events, topics, self.curve)
 
 

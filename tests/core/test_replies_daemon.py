@@ -111,5 +111,5 @@ def test_every_reply_and_event_of_a_running_daemon_validates(start_daemon, host_
     assert entry.text == "3200 bytes heard" and entry.request_id == "heard"
     report = daemon.wait_for(lambda r: r["stages"][1]["state"] in ("ready", "degraded"))
     with daemon.client() as client:
-        typed = client.status_report()
+        typed = client.status()
     assert undocumented(typed) == [] and typed.to_data().keys() == report.keys()

@@ -46,11 +46,11 @@ def sample_heard(client, subscription, pulse) -> list[dict]:
     it in `reopens`) and the words heard were "It'll catch you all day.": a reopen around the sample gets it played
     once more, since this test is about the path, and the reopen is reported where an operator looks."""
     for _ in range(2):
-        before = capture_health(client.status())["reopens"]
+        before = capture_health(client.status().to_data())["reopens"]
         time.sleep(2.0)  # the device's first audio, and the SUB socket joining
         pulse.play_file(SAMPLE).wait()
         heard = mic_transcripts(subscription, 60)
-        if capture_health(client.status())["reopens"] == before:
+        if capture_health(client.status().to_data())["reopens"] == before:
             break
     return heard
 
@@ -76,7 +76,7 @@ def test_microphone_to_subscriber_mute_unplug_and_the_journal(start_daemon):
 
             pulse.stop()  # the headset is unplugged
             daemon.wait_for(lambda r: capture_health(r)["capture"] == "no_device")
-            assert client.status()["state"] == "healthy"  # everything else keeps serving
+            assert client.status().state == "healthy"  # everything else keeps serving
             pulse.start()
             daemon.wait_for(lambda r: capture_health(r)["capture"] == "listening", timeout_s=60)
             assert "medevac" in " ".join(t["text"] for t in sample_heard(client, subscription, pulse)).lower()

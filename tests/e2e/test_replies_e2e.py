@@ -61,7 +61,7 @@ def test_whisper_piper_and_capture_replies_hold_to_their_models(start_daemon):
     assert "medevac" in live[-1].text.lower() and live[-1].utterances
 
     with daemon.client() as client:
-        report: StatusReport = client.status_report()
+        report: StatusReport = client.status()
     mic = next(s for s in report.stages if s.name == "mic").plugin_health
     health = CaptureHealth.from_data(mic.to_data())
     assert health.capture == "no_device" and health.no_device_reason

@@ -107,7 +107,7 @@ def test_pressure_climbs_the_ladder_to_refusal_and_back_without_losing_accepted_
         with pytest.raises(RequestFailed) as refused:
             client.call("work")
         assert refused.value.reply.data["code"] == "busy" and refused.value.reply.data["reason"] == "memory"
-        assert client.profile_get()["name"] == "training"
+        assert client.profile_get().name == "training"
         hosts.write(root, "proc/pressure/memory", hosts.PSI_CALM)
         assert [a["action"] for a in alerts(events, 1)] == ["resume"]  # releases wait out their cooldown
         assert client.call("work").type == "echo"
