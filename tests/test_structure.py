@@ -18,10 +18,10 @@ LAYERS = [  # (layer name, packages of tcccd in it)
     ("wire", {"wire"}),
     ("kit", {"kit"}),
     ("leaves", {"telemetry", "memory", "record", "wyoming_door"}),
-    ("config", {"config"}),
+    ("config", {"config", "tak_settings"}),
     ("system", {"system"}),
     ("worker", {"worker"}),
-    ("core", {"core", "card", "governor"}),
+    ("core", {"core", "card", "governor", "tak"}),
     ("cli", {"cli", "__main__"}),
 ]
 PLUGIN_MAY_IMPORT = {"kit", "wire", "plugins"}

@@ -24,7 +24,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
@@ -50,6 +50,10 @@ NOT_RETRIED = ("bad_message", "bad_request", "plugin_error", "too_large")  # the
 IN_PAYLOAD_BYTES = 48 * 1024  # a request body this big goes in the payload frame: the JSON header is capped at 64 KiB
 
 
+class Commands(Protocol):
+    def command(self, text: str) -> str | None: ...  # the command a whole transcript is ('send nine line'), or None
+
+
 @dataclass
 class InFlight:
     request_id: str
@@ -61,12 +65,13 @@ class CardKeeper:
     def __init__(self, config: Callable[[], Config], journal: Callable[[], TranscriptJournal | None],
                  profile: Callable[[], str], submit: Callable[[bytes, Message], None],
                  publish: Callable[[str, Message], None], on_error: Callable[[str, str], None],
-                 speaker_missing: Callable[[], str | None] = lambda: None) -> None:
+                 speaker_missing: Callable[[], str | None] = lambda: None, commands: Commands | None = None) -> None:
         self.config = config
         self.journal = journal
         self.submit = submit
         self.publish = publish
         self.on_error = on_error
+        self.commands = commands  # a spoken command is marked done without the card stage: never a clinical fact
         self.readback = ReadBack(config, profile, submit, speaker_missing)
         self.mission = MissionClock()
         self.requests = CardRequests(self._open_log, self._projector, self.publish_card, self.mission,
@@ -142,6 +147,8 @@ class CardKeeper:
         if not entries:
             self.maybe_more = False
             return
+        if self.commands is not None and (said := self.commands.command(entries[0].text)):
+            return self._skip(entries[0], f"a spoken command ({said}), not the card's", alert=False)
         self._send(entries[0], now)
 
     def _send(self, entry: Entry, now: float) -> None:
@@ -254,8 +261,8 @@ class CardKeeper:
         self.retry_at = time.monotonic() + min(RETRY_MAX_S, 0.25 * 2 ** (tries - 1))
         self.log.warning("card extract will be retried", journal_seq=entry.seq, reason=reason, tries=tries)
 
-    def _skip(self, entry: Entry, reason: str) -> None:
-        """Marked done with no events, and said loudly: the medic's words stay in the journal, not on the card."""
+    def _skip(self, entry: Entry, reason: str, alert: bool = True) -> None:
+        """Marked done with no events, and said loudly (`alert`): the medic's words stay in the journal."""
         text = f"CARD: transcript {entry.seq} ({entry.text[:60]!r}) is not on the card: {reason}"
         log = self._open_log()
         if log is not None:
@@ -265,13 +272,14 @@ class CardKeeper:
                 self._retry_later(entry, f"card log not written: {exc}")
                 return
         self.cursor = entry.seq
-        self.counters["skipped"] += 1
         self.failures.pop(entry.seq, None)
         self.crashes.pop(entry.seq, None)
-        self.log.error("transcript left off the casualty card", journal_seq=entry.seq, reason=reason)
-        self.on_error(entry.request_id, text)
-        self.publish("alert", Message("alert", data={"kind": "card_skipped", "message": text,
-                                                     "request_id": entry.request_id, "reason": reason}))
+        if alert:
+            self.counters["skipped"] += 1
+            self.log.error("transcript left off the casualty card", journal_seq=entry.seq, reason=reason)
+            self.on_error(entry.request_id, text)
+            self.publish("alert", Message("alert", data={"kind": "card_skipped", "message": text,
+                                                         "request_id": entry.request_id, "reason": reason}))
         self.pump()
 
     # -- requests and status -----------------------------------------------------------------------------------

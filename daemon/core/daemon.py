@@ -51,6 +51,9 @@ from tcccd.record.feed import TranscriptFeed
 from tcccd.system.notify import Notifier
 from tcccd.system.security import Security
 from tcccd.system.systemd_policy import SystemdPolicy
+from tcccd.tak.ports import BrokerSpeaker, DaemonDesk
+from tcccd.tak.service import TakService
+from tcccd.tak.wiring import CardAndTak
 from tcccd.wire.protocol import Message
 from tcccd.wyoming_door.server import WyomingDoorError
 
@@ -75,15 +78,19 @@ class Daemon:
                                      self.on_worker_lost)
         self.profiles = ProfileSwitcher(config, self.supervisor, lambda info: self.publish(
             "profile", Message("profile", data=info)))
-        # Requests and battery/thermal caps decide which profile runs; the switcher applies it (issue 12).
         self.governor = ProfileGovernor(config, self.profiles, self.publish)
-        # Every final transcript, from the microphone or a client: journalled, then published (issue 11), then
-        # extracted onto the casualty card (issue 23), whose requests go through the broker like a client's.
+        # Every final transcript, from the microphone or a client: journalled, then published, then extracted onto
+        # the casualty card, whose requests go through the broker like a client's; a spoken "send nine line" is the
+        # TAK side's, never the card's (tcccd.tak: the card on the team's TAK map, sent on the medic's word).
+        self.tak = TakService(lambda: self.config, DaemonDesk(lambda: self.card, lambda: self.feed.journal),
+                              BrokerSpeaker(lambda client, message: self.broker.on_client(client, message)))
         self.card = CardKeeper(lambda: self.config, lambda: self.feed.journal, lambda: self.profiles.current["name"],
                                lambda client, message: self.broker.on_client(client, message), self.publish,
-                               self.errors.note, lambda: speaker_missing(self.config, self.supervisor.stages))
+                               self.errors.note, lambda: speaker_missing(self.config, self.supervisor.stages),
+                               self.tak.commands)
+        self.cards = CardAndTak(self.card, self.tak)
         self.feed = TranscriptFeed(reload.open_journal(config), self.publish, lambda: self.profiles.current["name"],
-                                   self.errors.note, self.card.heard)
+                                   self.errors.note, self.cards.heard)
         self.requests = RequestTable(d)
         self.memory = MemoryHook(lambda: self.config, self.supervisor, self.requests, self.profiles, self.publish)
         self.admission = Admission(lambda: self.config, self.supervisor, self.requests, self.memory.admission)
@@ -91,15 +98,15 @@ class Daemon:
         self.sources = SourceRouter(lambda: self.config, self.supervisor, self.requests, self.feed)
         self.broker = Broker(lambda: self.config, self.supervisor, self.requests, self.admission, self.clients,
                              self.sources, self.feed, self.publish, self.errors.note, self.answer_local,
-                             self.card.on_reply)
+                             self.cards.on_reply)
         self.door = reload.open_door(config, self.ctx, lambda: self.config)
         self.local = LocalRequests(lambda: self.config, self.supervisor, self.governor, self.requests, self.feed,
                                    self.errors, lambda: self.draining_until is not None,
                                    {"counters": self.broker.report, "sources": self.sources.report,
                                     "memory": self.memory.report,
                                     "wyoming": lambda: self.door.report() if self.door else None,
-                                    "card": self.card.report},
-                                   self.card.answer)
+                                    "card": self.card.report, "tak": self.tak.report},
+                                   self.cards.answer)
         self.control = ControlRouter(self.supervisor, {
             "ready": self.supervisor.on_ready, "setup_failed": self.supervisor.on_setup_failed,
             "profile_applied": self.profiles.on_applied, "released": self.memory.on_released})
@@ -107,7 +114,7 @@ class Daemon:
                                      lambda: health.summary_line(self.local.report()))
         self.every(d.telemetry.interval_s, self.governor.tick)
         self.every(0, self.memory.tick)
-        self.every(0, self.card.tick)
+        self.every(0, self.cards.tick)
         self.every(TalkOverWatch.interval_s, TalkOverWatch(lambda: self.supervisor.stages, self.publish,
                                                            self.errors.note).tick)
 
@@ -242,7 +249,7 @@ class Daemon:
         door_closed = self.door is None or self.door.stop()
         self.governor.close()
         self.feed.use_journal(None)
-        self.card.close()
+        self.cards.close()
         signal.set_wakeup_fd(-1)
         self.security.stop()
         if door_closed:  # a door thread that did not end still holds sockets: terminating would wait for them

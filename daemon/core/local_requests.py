@@ -103,6 +103,7 @@ class LocalRequests:
             "sources": self.sections["sources"](),
             "wyoming": self.sections["wyoming"](),
             "card": self.sections["card"](),
+            "tak": self.sections["tak"]() if "tak" in self.sections else None,
             **self.switcher.report(),  # telemetry readings and the power mode
         }
         report["state"] = health.overall_state([s["state"] for s in stages], self.stopping())
