@@ -5,7 +5,10 @@ what happened (`drain`: sent, positions heard, gpsd's state) and how the link
 stands (`status`). The link connects through pytak (`protocol_factory`: TLS
 with the unit's client certificate, TCP, or UDP to the mesh), writes each event
 once (`TXWorker.send_data`: written and drained), and reads the feed for the
-medic's TAK device (tcccd.tak.feed). A server that is down or refuses is tried
+medic's TAK device (tcccd.tak.feed). On TCP or TLS the first event is pytak's
+hello (`t-x-d-d`, no position): a TAK server takes a client's first event as its
+announcement (FreeTAKServer relays nothing to or from a client that sends none).
+A server that is down or refuses is tried
 again after a doubling delay (`retry_initial_s` to `retry_max_s`); events wait in
 order meanwhile and leave once the link is back. An event leaves only while the
 connection's reading side is open: a server that closed it is reconnected first.
@@ -173,6 +176,8 @@ class TakLink:
             if reader is not None else None
         assert self._wake is not None
         try:
+            if self.settings.transport != "udp":  # a TAK server takes a client's first event as its hello
+                await tx.send_data(pytak.hello_event(self.settings.kit_uid))
             while True:
                 await asyncio.sleep(0)  # let the reading side see a closed connection first
                 if receiving is not None and receiving.done():

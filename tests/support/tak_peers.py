@@ -144,6 +144,12 @@ class TakClient(Peer):
             self.loop.create_task(self._read(url, reader))
         self.run(open_())
 
+    def send(self, data: bytes) -> None:
+        async def write() -> None:
+            self.writer.write(data)
+            await self.writer.drain()
+        self.run(write())
+
 
 def wait(predicate: Callable[[], bool], timeout_s: float = 20.0) -> None:
     deadline = time.monotonic() + timeout_s
