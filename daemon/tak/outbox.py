@@ -17,6 +17,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from tcccd.card.log import APPEND_ONLY  # the card log's triggers: the send log lives in the same file, same rules
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tak_sends (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -36,12 +38,6 @@ CREATE TABLE IF NOT EXISTS tak_sent (
     ts REAL NOT NULL,
     destination TEXT NOT NULL
 );
-"""
-APPEND_ONLY = """
-CREATE TRIGGER IF NOT EXISTS {table}_no_update BEFORE UPDATE ON {table}
-BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS {table}_no_delete BEFORE DELETE ON {table}
-BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END;
 """
 
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import signal
 import time
+from collections.abc import Iterator
+
+import pytest
 
 from tcccd.wire.tak import CardSendReply, CardSendsReply
 from tests.card.test_card_daemon import say
@@ -42,69 +45,70 @@ def card_events(daemon, count: int) -> int:
         time.sleep(0.05)
 
 
-def test_card_send_reaches_a_pytak_receiver_field_by_field_and_tcccd_card_shows_it(tmp_path):
+@pytest.fixture
+def on_udp(tmp_path) -> Iterator[tuple[DaemonProcess, UdpReceiver, int]]:
+    """A daemon sending to a pytak UDP receiver on loopback (what the mesh would deliver)."""
     port = free_port()
     receiver = UdpReceiver(port)
     daemon = daemon_with_tak(tmp_path, f"udp+wo://127.0.0.1:{port}")
     try:
-        say(daemon, *BLAST)
-        card_events(daemon, 12)
-        with RawClient(daemon.endpoint) as raw:
-            raw.send(header("card.send", "s1", final=True, data={"by": "tablet-2"}))
-            raw.collect(until=lambda: raw.finals("s1"))
-            final = raw.final("s1")
-        assert final["type"] == "card.send" and len(raw.replies["s1"]) == 1
-        reply = CardSendReply.from_data(final["data"])
-        assert reply.casualties == [1, 2] and reply.position_source == "fixed point" and reply.by == "tablet-2"
-        [event] = receiver.wait_for(reply.uid.encode())
-        root, node, mists = medevac(event)
-        assert root.find("point").get("lat") == "34.05" and root.get("how") == "h-e"
-        assert {k: v for k, v in node.attrib.items() if k not in ("title", "medline_remarks")} == {
-            "urgent": "1", "priority": "1", "litter": "1", "ambulatory": "1"}
-        assert mists["ZMIST1"]["m"] == "IED" and mists["ZMIST2"]["m"] == "blast"
-        assert mists["ZMIST1"]["s"] == "Pulse 140 (logged " + mists["ZMIST1"]["s"].split("logged ")[1]
-        assert "TQ right leg: 0958" in mists["ZMIST1"]["t"] and "t" not in mists["ZMIST2"]
-        shown = daemon.cli("card").stdout
-        assert f"to udp+wo://127.0.0.1:{port}: casualty 1, 2 (uid {reply.uid})" in shown and "by tablet-2" in shown
+        yield daemon, receiver, port
     finally:
         daemon.stop()
         receiver.close()
 
 
-def test_spoken_send_is_read_back_and_sent_only_on_send_and_never_reaches_the_card(tmp_path):
-    port = free_port()
-    receiver = UdpReceiver(port)
-    daemon = daemon_with_tak(tmp_path, f"udp+wo://127.0.0.1:{port}")
-    try:
-        say(daemon, *BLAST)
-        events = card_events(daemon, 12)
-        say(daemon, "Send nine line for casualty two.")
-        report = daemon.wait_for(lambda r: r["tak"]["awaiting_confirmation"])
-        assert report["tak"]["awaiting_confirmation"] == "nine line read back, waiting for 'send'"
-        time.sleep(0.5)
-        assert receiver.received() == []  # read back, not sent
-        say(daemon, "Send.")
-        [event] = receiver.wait_for(b"b-r-f-h-c")
-        _, node, mists = medevac(event)
-        assert set(mists) == {"ZMIST2"} and node.get("priority") == "1" and "urgent" not in node.attrib
-        with daemon.client() as client:
-            sends = CardSendsReply.from_message(client.call("card.sends")).sends
-            assert client.call("card.get").data["events"] == events  # neither command is a fact on the card
-        assert [(s.via, s.by, s.casualties, s.state) for s in sends] == [("voice", "medic", [2], "sent")]
-        assert sends[0].summary == "Nine line for casualty two: priority one, ambulatory one."
+def test_card_send_reaches_a_pytak_receiver_field_by_field_and_tcccd_card_shows_it(on_udp):
+    daemon, receiver, port = on_udp
+    say(daemon, *BLAST)
+    card_events(daemon, 12)
+    with RawClient(daemon.endpoint) as raw:
+        raw.send(header("card.send", "s1", final=True, data={"by": "tablet-2"}))
+        raw.collect(until=lambda: raw.finals("s1"))
+        final = raw.final("s1")
+    assert final["type"] == "card.send" and len(raw.replies["s1"]) == 1
+    reply = CardSendReply.from_data(final["data"])
+    assert reply.casualties == [1, 2] and reply.position_source == "fixed point" and reply.by == "tablet-2"
+    [event] = receiver.wait_for(reply.uid.encode())
+    root, node, mists = medevac(event)
+    assert root.find("point").get("lat") == "34.05" and root.get("how") == "h-e"
+    assert {k: v for k, v in node.attrib.items() if k not in ("title", "medline_remarks")} == {
+        "urgent": "1", "priority": "1", "litter": "1", "ambulatory": "1"}
+    assert mists["ZMIST1"]["m"] == "IED" and mists["ZMIST2"]["m"] == "blast"
+    assert mists["ZMIST1"]["s"] == "Pulse 140 (logged " + mists["ZMIST1"]["s"].split("logged ")[1]
+    assert "TQ right leg: 0958" in mists["ZMIST1"]["t"] and "t" not in mists["ZMIST2"]
+    shown = daemon.cli("card").stdout
+    assert f"to udp+wo://127.0.0.1:{port}: casualty 1, 2 (uid {reply.uid})" in shown and "by tablet-2" in shown
 
-        say(daemon, "Send nine line.")  # and no confirmation
-        daemon.wait_for(lambda r: r["tak"]["awaiting_confirmation"])
-        daemon.wait_for(lambda r: not r["tak"]["awaiting_confirmation"], timeout_s=10)
-        say(daemon, "Send.")  # too late: nothing waits for it
-        time.sleep(1.0)
-        assert len(receiver.received(b"b-r-f-h-c")) == 1
-        with daemon.client() as client:
-            assert len(CardSendsReply.from_message(client.call("card.sends")).sends) == 1
-        assert "CASEVAC not confirmed in time: nothing sent" in daemon.logs()
-    finally:
-        daemon.stop()
-        receiver.close()
+
+def test_spoken_send_is_read_back_and_sent_only_on_send_and_never_reaches_the_card(on_udp):
+    daemon, receiver, _ = on_udp
+    say(daemon, *BLAST)
+    events = card_events(daemon, 12)
+    say(daemon, "Send nine line for casualty two.")
+    report = daemon.wait_for(lambda r: r["tak"]["awaiting_confirmation"])
+    assert report["tak"]["awaiting_confirmation"] == "nine line read back, waiting for 'send'"
+    time.sleep(0.5)
+    assert receiver.received() == []  # read back, not sent
+    say(daemon, "Send.")
+    [event] = receiver.wait_for(b"b-r-f-h-c")
+    _, node, mists = medevac(event)
+    assert set(mists) == {"ZMIST2"} and node.get("priority") == "1" and "urgent" not in node.attrib
+    with daemon.client() as client:
+        sends = CardSendsReply.from_message(client.call("card.sends")).sends
+        assert client.call("card.get").data["events"] == events  # neither command is a fact on the card
+    assert [(s.via, s.by, s.casualties, s.state) for s in sends] == [("voice", "medic", [2], "sent")]
+    assert sends[0].summary == "Nine line for casualty two: priority one, ambulatory one."
+
+    say(daemon, "Send nine line.")  # and no confirmation
+    daemon.wait_for(lambda r: r["tak"]["awaiting_confirmation"])
+    daemon.wait_for(lambda r: not r["tak"]["awaiting_confirmation"], timeout_s=10)
+    say(daemon, "Send.")  # too late: nothing waits for it
+    time.sleep(1.0)
+    assert len(receiver.received(b"b-r-f-h-c")) == 1
+    with daemon.client() as client:
+        assert len(CardSendsReply.from_message(client.call("card.sends")).sends) == 1
+    assert "CASEVAC not confirmed in time: nothing sent" in daemon.logs()
 
 
 def test_a_server_down_gets_the_request_once_it_is_back_exactly_once_even_across_kill_9(tmp_path):
