@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
-EXTRAS ?= asr,tts,systemd,capture,wyoming,card,bench,dev
+EXTRAS ?= asr,tts,systemd,capture,wyoming,card,tak,bench,dev
 # On CPU machines torch is pinned to the local 2.13.0 CPU wheel; the Jetson brings NVIDIA's own torch.
 CONSTRAINTS := $(if $(wildcard /etc/nv_tegra_release),,-c constraints-cpu.txt)
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from tcccd.kit import registry
 from tcccd.memory.budget import BudgetOverride, MemorySettings
 from tcccd.record.journal import JournalSettings
+from tcccd.tak_settings import TakSettings
 from tcccd.telemetry.nvpmodel import MODE_NAME
 from tcccd.telemetry.settings import TelemetrySettings
 from tcccd.wire.validation import format_validation_error
@@ -118,6 +119,7 @@ class Config(Strict):
     routes: dict[str, list[str]] = Field(default_factory=dict, description="request type -> chain of stages")
     transcripts: JournalSettings = Field(default_factory=JournalSettings, description="the transcript journal")
     wyoming: WyomingSettings = Field(default_factory=WyomingSettings, description="the Wyoming front door")
+    tak: TakSettings = Field(default_factory=TakSettings, description="the team's TAK network (docs/tak.md)")
 
     @model_validator(mode="after")
     def _names_agree(self) -> Config:

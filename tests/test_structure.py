@@ -19,10 +19,10 @@ LAYERS = [  # (layer name, packages of tcccd in it)
     ("wire", {"wire"}),
     ("kit", {"kit"}),
     ("leaves", {"telemetry", "memory", "record", "wyoming_door"}),
-    ("config", {"config"}),
+    ("config", {"config", "tak_settings"}),
     ("system", {"system"}),
     ("worker", {"worker"}),
-    ("services", {"card", "governor"}),
+    ("services", {"card", "governor", "tak"}),
     ("core", {"core"}),
     ("cli", {"cli", "__main__"}),
 ]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
@@ -40,6 +40,13 @@ NOT_RETRIED = ("bad_message", "bad_request", "plugin_error", "too_large")  # the
 IN_PAYLOAD_BYTES = 48 * 1024  # a request body this big goes in the payload frame: the JSON header is capped at 64 KiB
 
 
+class Commands(Protocol):
+    """Spoken commands to the kit (tcccd.tak.commands.SpokenCommands): never clinical facts."""
+
+    def command(self, text: str) -> str | None:
+        """The command a whole transcript is ('send nine line'), or None."""
+
+
 @dataclass
 class InFlight:
     request_id: str
@@ -50,8 +57,9 @@ class InFlight:
 
 class CardKeeper:
     def __init__(self, config: ConfigSource, journal: JournalSource, store: CardStore, stage: Requester,
-                 readback: ReadBack, alerts: AlertSink) -> None:
+                 readback: ReadBack, alerts: AlertSink, commands: Commands | None = None) -> None:
         self.config = config
+        self.commands = commands  # a spoken command's transcript is marked done without the card stage
         self.journal = journal
         self.store = store
         self.stage = stage
@@ -103,6 +111,9 @@ class CardKeeper:
         entries = journal.since(0.0, self.store.cursor, 1)
         if not entries:
             self.maybe_more = False
+            return
+        if self.commands is not None and (said := self.commands.command(entries[0].text)):
+            self._skip(entries[0], f"a spoken command ({said}), not the card's", alert=False)
             return
         self._send(entries[0], now)
 
@@ -177,8 +188,8 @@ class CardKeeper:
         self.retry_at = time.monotonic() + min(RETRY_MAX_S, 0.25 * 2 ** (tries - 1))
         self.log.warning("card extract will be retried", journal_seq=entry.seq, reason=reason, tries=tries)
 
-    def _skip(self, entry: Entry, reason: str) -> None:
-        """Marked done with no events, and said loudly: the medic's words stay in the journal, not on the card."""
+    def _skip(self, entry: Entry, reason: str, alert: bool = True) -> None:
+        """Marked done with no events, and said loudly (`alert`): the medic's words stay in the journal."""
         text = f"CARD: transcript {entry.seq} ({entry.text[:60]!r}) is not on the card: {reason}"
         log = self.store.card_log()
         if log is not None:
@@ -187,11 +198,13 @@ class CardKeeper:
             except sqlite3.DatabaseError as exc:
                 self._retry_later(entry, f"card log not written: {exc}")
                 return
-        self.counters["skipped"] += 1
         self.failures.pop(entry.seq, None)
         self.crashes.pop(entry.seq, None)
-        self.log.error("transcript left off the casualty card", journal_seq=entry.seq, reason=reason)
-        self.alerts.alert(CardSkipped(message=text, request_id=entry.request_id, reason=reason), entry.request_id)
+        if alert:
+            self.counters["skipped"] += 1
+            self.log.error("transcript left off the casualty card", journal_seq=entry.seq, reason=reason)
+            self.alerts.alert(CardSkipped(message=text, request_id=entry.request_id, reason=reason),
+                              entry.request_id)
         self.pump()
 
     # -- status -----------------------------------------------------------------------------------------------

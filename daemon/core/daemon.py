@@ -1,24 +1,17 @@
 """The daemon: every part built once, here, in dependency order; then one thread, one poller, signals as messages.
 
-Parts are wired through their constructors and never by assigning another
-part's attributes afterwards. What a part needs from another it receives as a
-small port (tcccd.ports, or a Protocol in its own module), so each is built after
-what it uses and nothing refers forward: the config in force comes from a
-RunningConfig a reload updates; the journal and the Wyoming door from slots a
-reload refills; the daemon's own requests (the casualty card, the read-back)
-leave through internal clients that the loop drains into the broker, never from
-inside the broker. Signal handlers do nothing but wake the poller
-(set_wakeup_fd), and the loop reads the signal numbers like any other input, as
-gunicorn's arbiter does. The loop serves worker heartbeats and control first,
-then worker output, then clients, so a heartbeat never waits behind audio and
-replies go out before new work comes in; workers the supervisor lost are then
-told to the parts that care.
-
-Seams for policies: `every(interval_s, hook)` runs a hook from the loop at most
-every `interval_s` (0: every tick, ~50 ms): the telemetry governor, the memory
-hook, the card keeper and the talk-over watch. Hooks run on the loop's thread:
-they must return quickly, and an exception in one is logged and does not stop
-the loop. What a reload opens, closes or restarts: tcccd.core.reload.
+Each part receives what it needs as a small port (tcccd.ports, or a Protocol in
+its own module) through its constructor, so each is built after what it uses:
+the config in force comes from a RunningConfig a reload updates, the journal and
+the Wyoming door from slots a reload refills, and the daemon's own requests (the
+card, its read-back, TAK's) leave through internal clients the loop drains into
+the broker. Signal handlers only wake the poller (set_wakeup_fd); the loop reads
+the signal numbers like any other input, as gunicorn's arbiter does. It serves
+heartbeats and control first, then worker output, then clients, then tells the
+parts that care of the workers the supervisor lost. `every(interval_s, hook)`
+runs a policy from the loop (the governor, the memory hook, the card keeper,
+TAK, the talk-over watch): hooks must return quickly, and one that raises is
+logged and does not stop the loop. What a reload changes: tcccd.core.reload.
 """
 
 from __future__ import annotations
@@ -59,6 +52,8 @@ from tcccd.record.feed import JournalSlot, TranscriptFeed
 from tcccd.system.notify import Notifier
 from tcccd.system.security import Security
 from tcccd.system.systemd_policy import SystemdPolicy
+from tcccd.tak.ports import Desk, Voice
+from tcccd.tak.service import TakService
 from tcccd.wire.alerts import WorkerLost
 
 TICK_S = 0.05
@@ -94,10 +89,12 @@ class Daemon:
         self.internal = InternalClients()
         self.journal = JournalSlot(reload.open_journal(config))
         self.card_store = CardStore(self.journal, self.events)
+        # the card on the team's TAK map, sent on the medic's word; a spoken "send nine line" is never the card's
+        self.tak = TakService(self.config, Desk(self.card_store, self.journal), Voice(self.internal.client("tak")))
         readback = ReadBack(self.config, self.profiles, self.internal.client("readback"), self.roster)
         self.card = CardKeeper(self.config, self.journal, self.card_store, self.internal.client("card"), readback,
-                               self.alerts)
-        self.feed = TranscriptFeed(self.journal, self.events, self.profiles, self.alerts, self.card)
+                               self.alerts, self.tak.commands)
+        self.feed = TranscriptFeed(self.journal, self.events, self.profiles, self.alerts, [self.card, self.tak])
         # clients, and the routes their requests take
         self.clients = ClientSockets(d.client_endpoint, d.max_request_bytes)
         self.sources = SourceRouter(self.config, self.roster, self.supervisor, self.requests, self.feed, self.errors)
@@ -105,8 +102,9 @@ class Daemon:
         self.counters = RoutingCounters(self.requests, self.clients)
         self.local = LocalRequests(self.config, self.roster, self.governor, self.requests, self.journal, self.errors,
                                    self.admission, {"counters": self.counters, "sources": self.sources,
-                                                    "memory": self.memory, "wyoming": self.door, "card": self.card},
-                                   CardRequests(self.card_store))
+                                                    "memory": self.memory, "wyoming": self.door, "card": self.card,
+                                                    "tak": self.tak},
+                                   CardRequests(self.card_store), self.tak)
         self.broker = Broker(self.config, self.roster, self.supervisor, self.requests, self.admission, self.clients,
                              self.sources, self.feed, self.alerts, self.errors, self.counters, self.local,
                              self.internal)
@@ -115,6 +113,7 @@ class Daemon:
         self.every(d.telemetry.interval_s, self.governor.tick)
         self.every(0, self.memory.tick)
         self.every(0, self.card.tick)
+        self.every(0, self.tak.tick)
         self.every(health.TalkOverWatch.interval_s, health.TalkOverWatch(self.roster, self.alerts).tick)
 
     def every(self, interval_s: float, hook: Callable[[float], None]) -> None:
@@ -240,6 +239,7 @@ class Daemon:
         self.supervisor.stop_all(timeout_s=5.0)
         door_closed = self.door.stop()
         self.governor.close()
+        self.tak.close()
         self.card_store.close()
         self.journal.use(None)
         signal.set_wakeup_fd(-1)

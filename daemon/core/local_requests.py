@@ -25,7 +25,9 @@ from tcccd.core.roster import Roster
 from tcccd.governor.switch import SwitchResult
 from tcccd.governor.telemetry_hook import ProfileGovernor
 from tcccd.ports import ConfigSource, JournalSource
-from tcccd.wire.messages import CARD_TYPES, ProfileSet, TranscriptsSince
+from tcccd.tak import requests as tak_requests
+from tcccd.tak.service import TakService
+from tcccd.wire.messages import CARD_TYPES, TAK_TYPES, ProfileSet, TranscriptsSince
 from tcccd.wire.protocol import Message
 from tcccd.wire.replies import Pong, ProfileReply, TranscriptsReply
 from tcccd.wire.status import StatusReport
@@ -39,7 +41,7 @@ class Section(Protocol):
     def report(self) -> dict[str, Any] | None: ...
 
 
-SECTIONS = ("counters", "sources", "memory", "wyoming", "card")
+SECTIONS = ("counters", "sources", "memory", "wyoming", "card", "tak")
 
 
 class LocalRequests:
@@ -47,7 +49,7 @@ class LocalRequests:
 
     def __init__(self, config: ConfigSource, roster: Roster, switcher: ProfileGovernor, requests: RequestTable,
                  journal: JournalSource, errors: RecentErrors, admission: Admission, sections: dict[str, Section],
-                 card: CardRequests) -> None:
+                 card: CardRequests, tak: TakService) -> None:
         self.config = config
         self.roster = roster
         self.switcher = switcher
@@ -57,6 +59,7 @@ class LocalRequests:
         self.admission = admission
         self.sections = sections
         self.card = card
+        self.tak = tak
         self.started_at = time.time()
 
     def answer(self, message: Message, respond: Respond) -> None:
@@ -69,6 +72,8 @@ class LocalRequests:
             respond(ProfileReply.from_data(self.switcher.info()).answer(message))
         elif message.type == "transcripts.since":
             respond(self._transcripts_since(message))
+        elif message.type in TAK_TYPES:
+            respond(tak_requests.answer(self.tak, message))
         elif message.type in CARD_TYPES:
             respond(self.card.answer(message))
         else:  # profile.set, its data checked at the edge (tcccd.wire.messages)
@@ -116,6 +121,7 @@ class LocalRequests:
             "sources": self.sections["sources"].report(),
             "wyoming": self.sections["wyoming"].report(),
             "card": self.sections["card"].report(),
+            "tak": self.sections["tak"].report(),
             **self.switcher.report(),  # telemetry readings and the power mode
         }
         report["state"] = health.overall_state([s["state"] for s in stages], self.admission.stopping())

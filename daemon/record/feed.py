@@ -43,12 +43,12 @@ class TranscriptFeed:
     """Final transcripts, journalled then published; partials published as they come (not journalled)."""
 
     def __init__(self, journal: JournalSlot, events: Publisher, profile: RunningProfile, alerts: AlertSink,
-                 listener: TranscriptListener) -> None:
+                 listeners: list[TranscriptListener]) -> None:
         self.journal = journal
         self.events = events
         self.profile = profile
         self.alerts = alerts
-        self.listener = listener
+        self.listeners = listeners
         self.log = structlog.get_logger()
 
     def final(self, message: Any, source: str) -> Any:
@@ -65,12 +65,14 @@ class TranscriptFeed:
                 self._alert_unrecorded(message, str(exc))
         published = replace(message, data=data)
         self.events.publish("transcript", replace(published, stage=None))
-        self.listener.heard(source, False, data.get("journal_seq"))
+        for listener in self.listeners:
+            listener.heard(source, False, data.get("journal_seq"))
         return published
 
     def partial(self, message: Any, source: str) -> None:
         self.events.publish("transcript", replace(message, data={**message.data, "source": source}, stage=None))
-        self.listener.heard(source, True, None)
+        for listener in self.listeners:
+            listener.heard(source, True, None)
 
     def _alert_unrecorded(self, message: Any, reason: str) -> None:
         """The medic's record has a gap: say it everywhere an operator looks, and still publish."""

@@ -21,6 +21,7 @@ from tcccd.wire.errors import ErrorReply
 from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, Str
 from tcccd.wire.protocol import Message
 from tcccd.wire.status import ProfileState, StatusReport
+from tcccd.wire.tak import CardSendReply, CardSendsReply
 
 
 class Pong(Reply):
@@ -220,7 +221,7 @@ class CaptureReply(OpenReply):
 
 REPLIES: dict[str, type[Reply]] = {model.TYPE: model for model in (
     Pong, StatusReport, ProfileReply, ProfileDecision, Transcript, TranscriptsReply, AudioReply, CaptureReply,
-    Alert, ErrorReply, CardsReply, CardReviewed, CardClosed, CardUpdate)}
+    Alert, ErrorReply, CardsReply, CardReviewed, CardClosed, CardUpdate, CardSendReply, CardSendsReply)}
 
 
 def read_reply(message: Message) -> Any:

@@ -17,6 +17,7 @@ from pydantic import Field
 from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, Str
 from tcccd.wire.states import WorkerState
 from tcccd.wire.status_memory import MemoryStatus
+from tcccd.wire.tak import TakStatus
 
 OverallState = Literal["healthy", "degraded", "starting", "stopping"]
 
@@ -216,5 +217,6 @@ class StatusReport(Reply):
     sources: SourcesStatus = Field(description="audio no client asked for (the microphone)")
     wyoming: WyomingStatus | None = Field(description="the Wyoming door; null when it is off")
     card: CardStatus = Field(description="the casualty card")
+    tak: TakStatus | None = Field(None, description="the TAK link (docs/tak.md); null when the daemon has none")
     telemetry: TelemetryStatus = Field(description="battery, power and temperature readings")
     power_mode: PowerModeStatus = Field(description="the nvpmodel power mode")

@@ -117,7 +117,7 @@ def test_feed_journals_before_publishing_and_a_full_disk_is_loud_but_still_publi
             heard.append((source, partial, journal_seq, len(published)))
 
     events = Events()
-    feed = TranscriptFeed(JournalSlot(journal), events, Field(), Alerts(events, recent), Listener())
+    feed = TranscriptFeed(JournalSlot(journal), events, Field(), Alerts(events, recent), [Listener()])
     reply = feed.final(Message("transcript", id="r1", data={"text": "TXA given", "start_s": 0.0, "end_s": 1.0}), "mic")
     [(topic, event, seen)] = published
     assert topic == "transcript" and seen == ["TXA given"]  # on disk before anyone heard of it

@@ -79,7 +79,16 @@ STATUS = {"version": "0.1.0", "pid": 4000, "uptime_s": 61.5, "state": "healthy",
                         "power_w": 7.5, "hottest_zone": "tj-thermal", "hottest_c": 61.0, "source": "sysfs",
                         "enabled": True, "read_at": 1.8e9, "problems": []},
           "power_mode": {"current": "15W", "requested": "7W", "state": "needs_reboot",
-                         "detail": "7W changes the GPU's TPC mask: applies only at boot"}}
+                         "detail": "7W changes the GPU's TPC mask: applies only at boot"},
+          "tak": {"enabled": True, "destination": "tls://tak.example:8089", "connected": False,
+                  "line": "tak: not connected to tls://tak.example:8089 (ConnectionRefusedError: refused); retry in "
+                          "4 s; 1 queued", "error": "ConnectionRefusedError: refused", "queued": 1, "sent": 2,
+                  "position_source": "gpsd", "position_age_s": 1.5, "position_problem": None,
+                  "awaiting_confirmation": "nine line read back, waiting for 'send'"}}
+SEND = {"seq": 3, "uid": "tcccd-kit.casevac.0b1f2d0e-5a3c-4e8e-9a57-7c1c2b9f1a31", "mission": 1, "casualties": [1, 2],
+        "destination": "tls://tak.example:8089", "requested_ts": 1.8e9, "by": "medic", "via": "voice", "withheld": 2,
+        "summary": "Nine line for casualties one and two: urgent one, priority one, litter one.", "state": "sent",
+        "sent_ts": 1.8e9 + 0.2}
 TRANSCRIPT = {"text": "1 g TXA at 0915", "segments": [SEGMENT], "duration_s": 9.5,
               "timings_ms": {"decode_audio_ms": 2.0, "total_ms": 900.0}, "backend": "ctranslate2",
               "dropped": [DROPPED], "partial": False, "utterance": 0, "start_s": 0.0, "end_s": 9.5,
@@ -110,6 +119,9 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                     "media_type": "application/json"},
     "card": {"casualty": 2, "cause": "events", "changed": ["j12.3", "j12.4"], "journal_seq": 12, "mission": 2,
              "media_type": "application/json"},
+    "card.send": {**SEND, "position_source": "gpsd", "link": "tak: connected to tls://tak.example:8089 since "
+                                                             "09:15:02; 0 queued"},
+    "card.sends": {"sends": [SEND], "link": "tak: connected to tls://tak.example:8089 since 09:15:02; 0 queued"},
 }
 
 

@@ -117,7 +117,8 @@ def test_every_request_type_in_the_doc_is_validated_and_round_trips():
                 "capture.mute": {}, "capture.unmute": {}, "transcripts.since": {"since_ts": 0, "after_seq": 3,
                                                                                 "limit": 10},
                 "card.get": {"casualty": 2, "mission": 1}, "card.confirm": {"event": "j12.3", "by": "tablet-2"},
-                "card.reject": {"event": "j12.4"}, "card.close": {"by": "medic"}}
+                "card.reject": {"event": "j12.4"}, "card.close": {"by": "medic"},
+                "card.send": {"casualty": 1, "by": "medic"}, "card.sends": {"mission": 1}}
     assert _doc_request_types() == set(examples) == set(REQUESTS)
     for kind, data in examples.items():
         message = Message(kind, data=data, final=True)
