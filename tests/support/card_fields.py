@@ -38,7 +38,7 @@ PLAIN_LISTS = {("b_injury", "mechanisms"): ("B", "mechanism", "mechanism"),
                ("f_medications", "eye_shields"): ("F", "eye_shield", "side"),
                ("f_medications", "splints"): ("F", "splint", "site"),
                ("f_medications", "pill_pack"): ("F", "pill_pack", None)}
-SKIP = {"kind", "blood", "drug_class", "unit"}
+SKIP = {"kind", "blood", "drug_class", "unit", "dose_to"}
 VITALS = ("pulse", "bp", "rr", "spo2", "avpu", "pain")
 
 
@@ -53,7 +53,9 @@ def _value(what: Any, attribute: str | None) -> str:
     if value is None:
         return "yes"
     if attribute in ("volume", "dose"):
-        return f"{number(value)} {what.unit}" if what.unit else number(value)
+        upto = getattr(what, "dose_to", None) if attribute == "dose" else None
+        amount = f"{number(value)}-{number(upto)}" if upto is not None else number(value)
+        return f"{amount} {what.unit}" if what.unit else amount
     return number(value) if isinstance(value, float) else str(value)
 
 
