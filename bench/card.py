@@ -34,11 +34,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tcccd.record.journal import Entry, JournalSettings, TranscriptJournal  # noqa: E402
-from tcccd.wire.card_stage import EXTRACT_TYPE, CardEvents  # noqa: E402
+from tcccd.wire.card_stage import EXTRACT_TYPE  # noqa: E402
 from tcccd.wire.protocol import Message  # noqa: E402
 from tests.support.card_corpus import Case, CorpusRunner, cases, everyday, segment  # noqa: E402
 from tests.support.card_fields import expected_fields, fields  # noqa: E402
-from tests.support.card_scenarios import CardPipeline, scenarios  # noqa: E402
+from tests.support.card_scenarios import CardPipeline, reply_events, scenarios  # noqa: E402
 from tests.support.card_score import Score  # noqa: E402
 
 GOALS = {"invented": 0, "heldout_recall": 0.90, "update_p99_ms": 50.0, "audio_recall": 0.75}
@@ -120,7 +120,7 @@ def time_updates(workdir: Path, rounds: int) -> dict:
         t1 = time.perf_counter()
         [reply] = pipeline.harness.request(pipeline.request(seg, 1795600800.0, 0))
         t2 = time.perf_counter()
-        stored = pipeline.log.append(CardEvents.model_validate(reply.data).events)
+        stored = pipeline.log.append(reply_events(reply).events)
         t3 = time.perf_counter()
         for event in stored:
             pipeline.projector.apply(event)
@@ -156,7 +156,8 @@ def time_unpunctuated(workdir: Path) -> dict:
             t0 = time.perf_counter()
             [reply] = pipeline.harness.request(message)
             seconds = time.perf_counter() - t0
-            out[chars] = {"seconds": seconds, "reply": reply.type, "events": len(reply.data.get("events", []))}
+            events = len(reply_events(reply).events) if reply.type != "error" else 0
+            out[chars] = {"seconds": seconds, "reply": reply.type, "events": events}
             print(f"  rules on {chars} characters, no punctuation: {seconds * 1000:.0f} ms ({reply.type}, "
                   f"{out[chars]['events']} events)")
     return out

@@ -34,12 +34,18 @@ BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
 
 @dataclass(frozen=True)
 class Finding:
-    """One fact a rule read: `what` is a kind model of tcccd.wire.card_events; [start, end) are the words."""
+    """One fact a rule read: `what` is a kind model of tcccd.wire.card_events; [start, end) are the words, `head` the
+    words that name it (what assertion triggers must reach; the whole span when not given)."""
 
     what: Any
     start: int
     end: int
     rule: str
+    head: tuple[int, int] | None = None
+
+    @property
+    def named(self) -> tuple[int, int]:
+        return self.head if self.head is not None else (self.start, self.end)
 
 
 @dataclass(frozen=True)
@@ -81,8 +87,16 @@ def side_in(sentence: Sentence, start: int, end: int) -> tuple[str, int, int] | 
 
 
 def spanning(what: Any, rule: str, *spans: tuple[int, int]) -> Finding:
-    """A finding covering every span it read (the trigger, a region, a number...)."""
-    return Finding(what, min(s for s, _ in spans), max(e for _, e in spans), rule)
+    """A finding covering every span it read, the first being the words that name it (then a region, a number...)."""
+    return Finding(what, min(s for s, _ in spans), max(e for _, e in spans), rule, spans[0])
+
+
+CUT_MARK = " [cut]"
+
+
+def cut(value: str, limit: int) -> str:
+    """A value said at more length than its field holds: kept, cut to the limit and marked, never refused."""
+    return value if len(value) <= limit else value[:limit - len(CUT_MARK)].rstrip() + CUT_MARK
 
 
 def said(match: re.Match, group: int | str = 0) -> str:

@@ -5,7 +5,8 @@ the left leg", "left thigh" -> left leg; "both legs" -> two tourniquets). A
 tourniquet said again in the same sentence without a limb ("..., CAT
 tourniquet") is the same tourniquet and gives it its type. A limb tourniquet is
 an extremity tourniquet by definition; junctional and truncal only when said.
-A tourniquet whose limb was not said is kept with the limb blank.
+A tourniquet whose limb was not said is kept with the limb blank. A device
+named alone ("a second CAT was placed on the left thigh") is a tourniquet.
 """
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ _PRESSURE = pattern(PRESSURE)
 
 def tourniquets(s: Sentence) -> Iterator[Finding]:
     found: list[Finding] = []
-    for mention in s.find(_TOURNIQUET):
+    mentions = list(s.find(_TOURNIQUET))
+    worded = {s.clause_of(m.start()) for m in mentions}
+    mentions += [m for m in s.find(_DEVICE) if s.clause_of(m.start()) not in worded]  # "a second CAT was placed"
+    for mention in sorted(mentions, key=lambda m: m.start()):
         clause_start, clause_end = s.clause_of(mention.start())
         device = next(s.find(_DEVICE, clause_start, clause_end), None)
         category = next(s.find(_CATEGORY, clause_start, clause_end), None)

@@ -4,7 +4,8 @@ An injury is a kind of wound said with the body regions in the same clause
 ("shrapnel wounds to the right arm and face": two injuries); a region said
 before any kind belongs to the first kind ("bilateral lower leg amputations").
 A kind said with no region is kept with the region blank, except the bare words
-"wound" and "injury", which say nothing on their own. "possible"/"suspected" before a kind
+"wound" and "injury", and words that are a wound only with a body part
+("broken", "frag", "shot in the"), which say nothing on their own. "possible"/"suspected" before a kind
 makes it "suspected ...". The mechanism is only what was named: a wound's kind
 never implies a mechanism, except a gunshot wound, which is both.
 """
@@ -15,7 +16,7 @@ import re
 from collections.abc import Iterator
 
 from tcccd.plugins.card.finding import Finding, distinct, regions, said, spanning
-from tcccd.plugins.card.lexicon import GENERIC_INJURIES, HEDGES, INJURIES, MECHANISMS, pattern
+from tcccd.plugins.card.lexicon import GENERIC_INJURIES, HEDGES, INJURIES, MECHANISMS, NEEDS_REGION, pattern
 from tcccd.plugins.card.sentences import Sentence
 from tcccd.wire.card_events import BurnExtent, Injury, Mechanism
 
@@ -47,7 +48,7 @@ def injuries(s: Sentence) -> Iterator[Finding]:
             for region in own:
                 yield spanning(Injury(region=region.name, injury=name), "injury.region",
                                (said_from, kind.end()), (region.start, region.end))
-            if not own and INJURIES[said(kind)] not in GENERIC_INJURIES:
+            if not own and INJURIES[said(kind)] not in GENERIC_INJURIES and said(kind) not in NEEDS_REGION:
                 yield Finding(Injury(region=None, injury=name), said_from, kind.end(), "injury")
 
 

@@ -13,20 +13,22 @@ from pathlib import Path
 import pytest
 
 from tcccd.card.log import CardLog, UnknownEvent
+from tcccd.plugins.card.context_rules import ContextRules
+from tcccd.plugins.card.extract import CardReader
 from tcccd.record.journal import JournalSettings, TranscriptJournal
 from tcccd.wire.card_events import Event, Review
 from tcccd.wire.card_stage import CardExtract
 from tests.support.card_scenarios import segment
 
 REPO = Path(__file__).resolve().parents[2]
+READER = CardReader(ContextRules.load())
 
 
 def events_of(heard: str, journal_seq: int, casualty: int = 1) -> list[Event]:
-    from tcccd.plugins.card.extract import extract
-
     seg = segment(heard, [])
-    return extract(CardExtract(text=seg["text"], segments=[seg], journal_seq=journal_seq, request_id="r",
-                               source="mic", utterance_ts=1795511820.0, utc_offset_min=0, casualty=casualty)).events
+    return READER.extract(CardExtract(text=seg["text"], segments=[seg], journal_seq=journal_seq, request_id="r",
+                                      source="mic", utterance_ts=1795511820.0, utc_offset_min=0,
+                                      casualty=casualty)).events
 
 
 def test_events_and_reviews_round_trip_in_the_journal_file(tmp_path: Path) -> None:

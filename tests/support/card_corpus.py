@@ -16,26 +16,19 @@ from __future__ import annotations
 import calendar
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from tests.support.card_fields import expected_fields, fields
-from tests.support.card_scenarios import CardPipeline, _audio_agrees, _reviewer
+from tests.support.card_scenarios import CardPipeline, Utterance, _audio_agrees, _reviewer
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 CORPUS = DATA / "card" / "corpus"
 DATE = "2026-11-26"
 FIRST_AT = "10:00:00"
-
-
-@dataclass
-class Utterance:
-    heard: str
-    at: str
-    uncertain: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -143,7 +136,7 @@ class CorpusRunner:
         self.count += 1
         pipeline.log.close()
         pipeline.log = CardLog.open(self.tmp_dir / f"case{self.count}.sqlite3")
-        pipeline.projector, pipeline.casualty, pipeline.journal_seq = Projector(), 1, 0
+        pipeline.projector, pipeline.casualty, pipeline.journal_seq, pipeline.carry = Projector(), 1, 0, {}
         for utterance in case.utterances:
             seg = segment(utterance.heard, utterance.uncertain)
             if seg is not None:
