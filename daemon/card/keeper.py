@@ -12,9 +12,12 @@ card_projection), then published on the `card` topic, then read back
 (tcccd.card.readback). Because the journal, not memory, says what is left,
 nothing is lost to kill -9, a card worker that crashes (the entry is sent again
 once it is back), or a card stage that was down: at start the cards are rebuilt
-from the log and every entry after the last one extracted is sent, in order.
-A transcript the stage refuses (bad input) or that crashed its worker five
-times is marked skipped, with an alert: one bad entry never stops the card.
+from the log and every entry after the last one extracted is sent, in order,
+each with what the previous one left (`casualty`, and `carry`: a correction
+pending, the last entry said). A transcript the stage refuses (bad input) or
+cannot finish (its worker lost, its deadline passed) five times is marked
+skipped, with an alert: one bad entry never stops the card. A stage that is
+away (busy, not connected) is waited for.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from tcccd.record.journal import Entry, TranscriptJournal
 from tcccd.wire.card import CardSet
 from tcccd.wire.card_events import Event
 from tcccd.wire.card_replies import CARD_MEDIA_TYPE, CardUpdate, card_payload
-from tcccd.wire.card_stage import EVENTS_TYPE, EXTRACT_TYPE, CardEvents, CardExtract
+from tcccd.wire.card_stage import EVENTS_TYPE, EXTRACT_TYPE, CardEvents, CardExtract, Carry
 from tcccd.wire.protocol import Message, new_id
 
 CARD_CLIENT = INTERNAL_CLIENT + b"card"
@@ -47,6 +50,7 @@ EXTRACT_DEADLINE_S = 10.0
 RETRY_MAX_S = 5.0
 CRASHES_BEFORE_SKIP = 5
 NOT_RETRIED = ("bad_message", "bad_request", "plugin_error", "too_large")  # the input is at fault, not the stage
+STAGE_AWAY = ("busy", "unavailable", "no_stage", "no_route")  # not this transcript's doing: waited for, not counted
 IN_PAYLOAD_BYTES = 48 * 1024  # a request body this big goes in the payload frame: the JSON header is capped at 64 KiB
 
 
@@ -76,12 +80,12 @@ class CardKeeper:
         self.card_log: CardLog | None = None
         self._log_path: Any = None
         self.projector = Projector()
-        self.casualty = 1
+        self.casualty, self.carry = 1, Carry()
         self.cursor = 0  # the last journal entry extracted (or skipped)
         self.in_flight: InFlight | None = None
         self.retry_at = 0.0
         self.failures: dict[int, int] = {}  # journal_seq -> times its request failed (the backoff)
-        self.crashes: dict[int, int] = {}  # journal_seq -> times the card worker was lost while it held it
+        self.crashes: dict[int, int] = {}  # journal_seq -> times the stage could not finish it (lost, past deadline)
         self.heard_at: dict[int, float] = {}  # journal_seq -> when its final transcript was journalled
         self.latest_heard = 0  # the newest journal entry heard since start
         self.maybe_more = True
@@ -103,7 +107,7 @@ class CardKeeper:
             self._log_path = path
             self.projector = self.mission.rebuild(self.card_log)
             self.casualty = self.card_log.current_casualty(self.mission.after_journal_seq)
-            self.cursor = self.card_log.last_extracted()
+            self.cursor, self.carry = self.card_log.last_extracted(), self.card_log.last_carry()
             self.in_flight, self.maybe_more = None, True
             self.log.info("casualty cards rebuilt from the card log", cards=len(self.projector.cards().cards),
                           extracted_up_to=self.cursor)
@@ -145,12 +149,12 @@ class CardKeeper:
         self._send(entries[0], now)
 
     def _send(self, entry: Entry, now: float) -> None:
-        if self.mission.starts_at(self.cursor, entry.seq):
-            self.casualty = 1  # a new mission: what is said before anyone is named is casualty one's
+        if self.mission.starts_at(self.cursor, entry.seq):  # a new mission: before anyone is named, casualty one
+            self.casualty, self.carry = 1, Carry()
         data = CardExtract(text=entry.text, segments=[s for s in entry.segments if isinstance(s.get("text"), str)],
                            journal_seq=entry.seq, request_id=entry.request_id[:128], source=entry.source[:32],
                            utterance_ts=entry.ts, utc_offset_min=time.localtime(entry.ts).tm_gmtoff // 60,
-                           casualty=self.casualty).model_dump(mode="json")
+                           casualty=self.casualty, carry=self.carry).model_dump(mode="json")
         body = Message(EXTRACT_TYPE, id=f"card.{self._token}.{next(self._ids)}", final=True,
                        deadline_s=EXTRACT_DEADLINE_S, data=data)
         if len(body.to_frames()[0]) > IN_PAYLOAD_BYTES:
@@ -189,11 +193,11 @@ class CardKeeper:
         if log is None:
             return
         try:
-            stored = log.append(list(result.events), Extracted(entry.seq, result.casualty))
+            stored = log.append(list(result.events), Extracted(entry.seq, result.casualty, carry=result.carry))
         except sqlite3.DatabaseError as exc:
             self._retry_later(entry, f"card log not written: {exc}")
             return
-        self.casualty, self.cursor = result.casualty, entry.seq
+        self.casualty, self.cursor, self.carry = result.casualty, entry.seq, result.carry
         self.failures.pop(entry.seq, None)
         self.crashes.pop(entry.seq, None)
         self.counters["extracted"] += 1
@@ -224,7 +228,7 @@ class CardKeeper:
             return
         self.projector = self.mission.rebuild(log)
         if self.cursor >= through_journal_seq:  # else the closed mission's last words are still on their way
-            self.casualty = 1
+            self.casualty, self.carry = 1, Carry()
         update = CardUpdate(casualty=1, cause="closed", changed=[], mission=self.mission.number,
                             media_type=CARD_MEDIA_TYPE)
         self.publish("card", Message(CardUpdate.TYPE, data=update.to_data(), payload=card_payload(CardSet())))
@@ -241,9 +245,9 @@ class CardKeeper:
         if code in NOT_RETRIED:
             self._skip(entry, f"the card stage refused it ({code}): {text}")
             return
-        crashes = self.crashes[entry.seq] = self.crashes.get(entry.seq, 0) + (code == "worker_lost")
+        crashes = self.crashes[entry.seq] = self.crashes.get(entry.seq, 0) + (code not in STAGE_AWAY)
         if crashes >= CRASHES_BEFORE_SKIP:
-            self._skip(entry, f"the card stage's worker was lost {crashes} times on it: {text}")
+            self._skip(entry, f"the card stage could not finish it {crashes} times (last: {code}): {text}")
             return
         self._retry_later(entry, f"{code}: {text}")
 
@@ -260,7 +264,7 @@ class CardKeeper:
         log = self._open_log()
         if log is not None:
             try:
-                log.append([], Extracted(entry.seq, self.casualty, f"skipped: {reason[:500]}"))
+                log.append([], Extracted(entry.seq, self.casualty, f"skipped: {reason[:500]}", self.carry))
             except sqlite3.DatabaseError as exc:
                 self._retry_later(entry, f"card log not written: {exc}")
                 return

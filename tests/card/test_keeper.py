@@ -158,6 +158,44 @@ def test_a_lost_worker_loses_nothing_and_a_transcript_that_keeps_crashing_it_is_
     assert restarted.extracts() == []  # the skipped one is not sent again after a restart
 
 
+def test_a_transcript_the_stage_cannot_finish_is_retried_a_bounded_number_of_times_then_skipped(tmp_path, harness):
+    """deadline_exceeded was retried for ever: one transcript stalled every later one. A stage that is away (busy,
+    not connected) is still waited for without a bound: that is not the transcript's doing."""
+    kit = Kit(tmp_path)
+    kit.say("Pulse one twenty.", "Sats ninety six percent.")
+    for _ in range(CRASHES_BEFORE_SKIP + 3):
+        kit.fail("unavailable")
+        kit.keeper.retry_at = 0.0
+        kit.keeper.tick(time.monotonic())
+    assert {m.data["journal_seq"] for m in kit.extracts()} == {1} and kit.errors == []
+    for _ in range(CRASHES_BEFORE_SKIP):
+        kit.fail("deadline_exceeded")
+        kit.keeper.retry_at = 0.0
+        kit.keeper.tick(time.monotonic())
+    assert kit.extracts()[-1].data["journal_seq"] == 2  # the next one goes on
+    assert any("transcript 1" in e and "could not finish it" in e and "deadline_exceeded" in e for e in kit.errors)
+    assert [m.data["kind"] for t, m in kit.published if t == "alert"] == ["card_skipped"]
+    kit.answer(harness)
+    cards = kit.cards()
+    assert any(line.endswith("spo2 = 96%") for line in cards) and not any("pulse" in line for line in cards)
+
+
+def test_a_correction_said_alone_is_carried_to_the_next_transcript_and_across_a_restart(tmp_path, harness):
+    kit = Kit(tmp_path)
+    kit.say("Ketamine fifty milligrams IM.", "Correction.")
+    kit.answer(harness, 0)
+    kit.answer(harness, 1)
+    assert kit.keeper.carry.correcting
+    assert CardLog.open(tmp_path / "transcripts.sqlite3").last_carry().correcting
+    restarted = Kit(tmp_path)  # the daemon restarts between the cue and the restatement
+    restarted.say("Twenty five milligrams.")
+    [request] = restarted.extracts()
+    assert request.data["carry"]["correcting"] and request.data["carry"]["last"]["what"]["name"] == "ketamine"
+    restarted.answer(harness)
+    assert {line for line in restarted.cards() if "ketamine" in line} == {
+        "c1 f medication[ketamine] = 25 mg", "c1 f medication[ketamine].route = im"}
+
+
 def test_input_the_stage_refuses_is_skipped_not_retried(tmp_path, harness):
     kit = Kit(tmp_path)
     kit.say("Pulse one twenty.", "Pulse one hundred.")
