@@ -231,7 +231,7 @@ def test_read_back_waits_while_the_medic_talks_and_says_what_was_logged(tmp_path
     kit.keeper.tick(time.monotonic())
     assert readbacks(kit) == [{"text": "Tourniquet, left leg, zero nine fifteen.", "play": True}]
 
-    kit.say("Pulse one twenty.", "Sats ninety six percent.")
+    kit.say("Pulse one twenty.", "Sats ninety six percent.", source="mic")
     kit.answer(harness)
     kit.answer(harness)
     assert len(readbacks(kit)) == 1  # one read-back at a time; the next ones wait for it
@@ -242,12 +242,28 @@ def test_read_back_waits_while_the_medic_talks_and_says_what_was_logged(tmp_path
     assert len(kit.keeper.readback.first_audio_ms) == 1
 
 
+def test_only_what_was_said_into_the_kit_is_read_back_unless_the_config_adds_a_source(tmp_path, harness):
+    """29 recordings sent through `transcribe` queued 16 read-backs that gated the kit's microphone for a minute."""
+    kit = Kit(tmp_path)
+    kit.say("Pulse one twenty.", source="client")
+    kit.say("Sats ninety six percent.", source="wyoming")
+    kit.answer(harness, 0)
+    kit.answer(harness, 1)
+    kit.keeper.tick(time.monotonic())
+    assert readbacks(kit) == [] and len([line for line in kit.cards() if "vitals" in line]) == 2
+    kit.config = kit.config.model_copy(update={"card": cfg.CardSettings(readback_sources=["mic", "client"])})
+    kit.say("Respiratory rate twenty.", source="client")
+    kit.answer(harness)
+    kit.keeper.tick(time.monotonic())
+    assert readbacks(kit) == [{"text": "Respirations 20.", "play": True}]
+
+
 def test_read_back_is_a_profile_setting(tmp_path, harness):
     profiles = tmp_path / "profiles"
     profiles.mkdir()
     (profiles / "quiet.yaml").write_text("description: no read-back\nreadback: false\n")
     kit = Kit(tmp_path, profile="quiet", profiles_dir=profiles)
-    kit.say("Pulse one twenty.")
+    kit.say("Pulse one twenty.", source="mic")
     kit.answer(harness)
     assert readbacks(kit) == [] and any(line.endswith("pulse = 120") for line in kit.cards())
     for name in ("emergency", "field", "training"):
@@ -257,7 +273,7 @@ def test_read_back_is_a_profile_setting(tmp_path, harness):
 def test_no_speaker_no_read_back_and_no_error_for_each_entry(tmp_path, harness):
     """A kit with no audio device: nothing is sent to Piper to be thrown away, and status says why, once."""
     kit = Kit(tmp_path, speaker_missing="no speaker: no audio device named 'default'")
-    kit.say("Tourniquet applied to the left leg at zero nine fifteen.", "Pulse one twenty.")
+    kit.say("Tourniquet applied to the left leg at zero nine fifteen.", "Pulse one twenty.", source="mic")
     kit.answer(harness)
     kit.answer(harness)
     kit.keeper.tick(time.monotonic())
