@@ -128,11 +128,11 @@ class Extraction:
                  context: SentenceContext, correcting: bool) -> bool:
         """Emit what the mention is said as; True when it gave a positive event."""
         assertion = context.status(finding.named, finding.what.kind)
-        status, doubted = assertion.status, False
+        status, doubted = assertion.status, []
         if status != DONE and assertion.may_be_done and all(self._doubted(*w) for w in assertion.by):
-            status, doubted = DONE, True  # "Give" doubted: it may have been "Gave"
+            status, doubted = DONE, list(assertion.by)  # "Give" doubted: it may have been "Gave"
         elif status == DONE:
-            doubted = any(self._doubted(*w) for w in assertion.by)
+            doubted = [w for w in assertion.by if self._doubted(*w)]
         if status != DONE and status not in self.rules.notes:
             return False
         note = status != DONE
@@ -142,11 +142,11 @@ class Extraction:
             return True
         when = (self._own_time(s, finding, said, context) or lead) if not note else None
         start, end = _trimmed(s.text, *s.act_of(finding.named[0])) if note else (finding.start, finding.end)
-        if when is not None:
-            start, end = min(start, when.start), max(end, when.end)
+        for a, b in doubted + ([(when.start, when.end)] if when is not None else []):
+            start, end = min(start, a), max(end, b)  # the words it stands on: the time said, a doubted "Give"
         flags = {"negated": note, "assertion": status, "correction": correcting and not note,
                  "out_of_range": out_of_range(finding.what),
-                 "uncertain": doubted or self._doubted(start, end) or (self.casualty_doubted and not note)
+                 "uncertain": bool(doubted) or self._doubted(start, end) or (self.casualty_doubted and not note)
                  or getattr(finding.what, "dose_to", None) is not None}
         self._emit(finding.what, start, end, finding.rule, when, flags)
         return not note

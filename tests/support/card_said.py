@@ -18,7 +18,7 @@ from tests.support.card_corpus import segment
 from tests.support.card_fields import fields
 from tests.support.card_scenarios import reply_events
 
-CLOCK_1000 = 1795600800.0  # 2026-11-26 10:00:00 UTC
+CLOCK_1000 = 1795687200.0  # 2026-11-26 10:00:00 UTC
 
 
 class Medic:
