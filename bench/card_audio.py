@@ -119,7 +119,8 @@ def run_audio(items: list[Spoken], paces: list[str]) -> tuple[dict[str, AudioRun
         workdir = Path(tmp)
         stages = STAGES + ([MIC] if pulse else [])
         config = make_config(workdir, stages, ROUTES if pulse else {k: v for k, v in ROUTES.items()
-                                                                         if k != "speak.play"})
+                                                                         if k != "speak.play"},
+                             {"card": {"readback_sources": ["mic", "client"]}})  # files stand in for the medic
         daemon = DaemonProcess(workdir, config, env={"PULSE_SERVER": pulse.server} if pulse else None)
         try:
             daemon.wait_for(lambda r: r["state"] == "healthy", timeout_s=600)

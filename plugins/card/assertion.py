@@ -14,7 +14,7 @@ A forward trigger also reaches a list that continues it after a comma ("no
 TXA, ketamine or morphine"): the next clauses while they hold mentions and
 nothing else. The categories a mention's kind is exempt from: an allergy
 finding is not itself "said as an allergy"; an injury's hedge ("possible
-fracture") is read by its rule, as a suspected injury.
+fracture", "might be a pneumothorax") is read by its rule, as a suspected injury.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from tcccd.plugins.card.phrases import Word, words
 from tcccd.plugins.card.sentences import Sentence
 
 DONE = "done"
-EXEMPT = {"allergies": {"allergy", "history"}, "injury": {"possible"}, "mechanism": {"possible"}}
+EXEMPT = {"allergies": {"allergy", "history"}, "injury": {"possible", "hypothetical"}, "mechanism": {"possible"}}
 _CLOSES_LIST = re.compile(r"\b(?:and|or|nor)\b")
 _LIST_WORDS = re.compile(r"(?:\s|,|\b(?:and|or|a|an|the|any|some|either|neither|also|more)\b)*")
 Span = tuple[int, int]
@@ -131,7 +131,7 @@ class SentenceContext:
         """How the mention whose head words are `head` was said."""
         exempt = EXEMPT.get(kind, set())
         reaching = [h for h in self.hits if h.category not in exempt and h.reach[0] <= head[0] < h.reach[1]
-                    and not (head[0] <= h.start and h.end <= head[1])]  # "normal saline" holds "normal"
+                    and not (head[0] <= h.start and h.end <= head[1] and h.end > h.start)]  # "normal saline"
         if not reaching:
             clause = self.s.act_of(head[0])
             return Assertion(DONE, tuple(w for w in self.done_words if clause[0] <= w[0] < clause[1]))

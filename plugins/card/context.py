@@ -120,7 +120,9 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]]) -> list[Said]:
 
 
 def _said_as_time(s: Sentence, start: int, end: int) -> bool:
-    return bool(_TIME_BEFORE.search(s.lower, max(s.start, start - 12), start) or _TIME_AFTER.match(s.lower, end))
+    """After "at", "time"...; before "hours"; or led by "oh" ("oh nine fifty"), which no quantity is."""
+    return bool(_TIME_BEFORE.search(s.lower, max(s.start, start - 12), start) or _TIME_AFTER.match(s.lower, end)
+                or s.lower.startswith("oh ", start))
 
 
 def _valid_hhmm(digits: str) -> bool:

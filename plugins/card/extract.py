@@ -118,6 +118,16 @@ class Extraction:
         own = [t for t in said if clause[0] <= t.start < clause[1] and not context.claims(t.start, head)]
         return min(own, key=lambda t: abs(t.start - head[0])) if own else None
 
+    def _past(self, when: Said | None) -> bool:
+        """A time said that is already past when it is said ("at 0910" at 1000, "ten minutes ago")."""
+        if when is None:
+            return False
+        if when.spoken is None:
+            return (when.relative_min or 0) < 0
+        said_min, now_min = int(when.spoken[:2]) * 60 + int(when.spoken[2:]), int(self.logged_hhmm[:2]) * 60 + int(
+            self.logged_hhmm[2:])
+        return 0 <= (now_min - said_min) % (24 * 60) <= 12 * 60
+
     def _switch(self, switch: Switch) -> None:
         number = switch.number if switch.number is not None else min(self.casualty + 1, MAX_CASUALTY)
         self.casualty = number
@@ -133,6 +143,8 @@ class Extraction:
             status, doubted = DONE, list(assertion.by)  # "Give" doubted: it may have been "Gave"
         elif status == DONE:
             doubted = [w for w in assertion.by if self._doubted(*w)]
+        elif assertion.may_be_done and self._past(self._own_time(s, finding, said, context)):
+            status = DONE  # "Put a TQ on his left leg at 0910", said at 1000: an imperative's form, a past act
         if status != DONE and status not in self.rules.notes:
             return False
         note = status != DONE

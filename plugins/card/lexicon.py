@@ -28,7 +28,7 @@ BODY_PARTS = {
     "ear": "ear", "ears": "ear", "nose": "nose", "mouth": "mouth", "chin": "chin", "throat": "throat",
     "finger": "finger", "fingers": "finger", "thumb": "thumb", "shin": "shin", "heel": "heel", "toes": "toe",
     "upper leg": "thigh", "lower arm": "forearm", "torso": "torso", "ribs": "ribs", "lower back": "lower back",
-    "upper back": "upper back", "skull": "skull",
+    "upper back": "upper back", "skull": "skull", "antecubital": "antecubital", "ac": "antecubital",
 }
 LIMB_OF_PART = {"upper arm": "arm", "arm": "arm", "elbow": "arm", "forearm": "arm", "wrist": "arm", "hand": "arm",
                 "thigh": "leg", "knee": "leg", "lower leg": "leg", "leg": "leg", "calf": "leg", "ankle": "leg",
@@ -60,13 +60,19 @@ INJURIES = {
     "open fracture": "open fracture", "sucking chest wound": "sucking chest wound", "flail chest": "flail chest",
     "tension pneumothorax": "tension pneumothorax", "pneumothorax": "pneumothorax", "evisceration": "evisceration",
     "impaled object": "impaled object", "tbi": "TBI", "traumatic brain injury": "TBI", "concussion": "concussion",
+    "pneumo": "pneumothorax", "tension pneumo": "tension pneumothorax", "hemothorax": "hemothorax",
     "frag wound": "shrapnel wound", "frag wounds": "shrapnel wound", "frag": "shrapnel wound",
     "shot in the": "gunshot wound", "shot through the": "gunshot wound", "shot in his": "gunshot wound",
 }
 GENERIC_INJURIES = ("wound", "injury")  # said without a body region, these say nothing
 NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot in his")  # nor do these words alone
+SITE_OF_CARE = ("wound", "injury", "entry wound", "exit wound")  # with a treatment in the clause: where it went
+DEVICES_NAMED_FOR_A_PART = ("chest seal", "chest seals", "vented chest seal", "chest tube", "chest tubes",
+                            "eye shield", "eye shields", "hand me", "back of the", "back to", "head to toe")
 HEDGES = {"possible": "suspected", "suspected": "suspected", "probable": "suspected", "likely": "suspected",
-          "looks": "suspected", "maybe": "suspected", "query": "suspected", "possibly": "suspected"}
+          "looks": "suspected", "maybe": "suspected", "query": "suspected", "possibly": "suspected",
+          "might": "suspected", "could": "suspected", "probably": "suspected", "concern for": "suspected",
+          "worried about": "suspected", "rule out": "suspected"}
 TOURNIQUET_WORDS = ("tourniquet", "tourniquets", "tq")
 TOURNIQUET_DEVICES = {"cat": "CAT", "c-a-t": "CAT", "combat application tourniquet": "CAT", "softt": "SOFTT-W",
                       "sof tactical tourniquet": "SOFTT-W", "sof-t": "SOFTT-W", "sam junctional": "SAM-JT",
@@ -142,7 +148,7 @@ PULSE_WORDS = ("pulse", "pulse rate", "heart rate", "hr", "pulses")
 PULSE_LOCATIONS = ("radial", "carotid", "femoral", "brachial", "pedal", "wrist", "neck", "groin")
 BP_WORDS = ("blood pressure", "bp")
 RR_WORDS = ("respiratory rate", "respirations", "respiration", "respiration rate", "resps", "rr", "breathing rate",
-            "resp", "resp rate", "resps rate", "respiratory")
+            "resp", "resp rate", "resps rate", "respiratory", "breathing", "breathing at")
 SPO2_WORDS = ("sats", "sat", "spo2", "sp02", "saturation", "oxygen saturation", "pulse ox", "o2 sat", "o2 sats",
               "satting", "saturating", "pulse oximetry", "sp o2", "o2 saturation", "oxygen sats", "pulse-ox")
 AVPU = {"alert": "A", "responds to voice": "V", "responding to voice": "V", "responsive to voice": "V",

@@ -31,6 +31,8 @@ _DEVICE = pattern(TOURNIQUET_DEVICES)
 _CATEGORY = pattern(TOURNIQUET_CATEGORIES)
 _HEMOSTATIC = pattern(HEMOSTATIC)
 _PRESSURE = pattern(PRESSURE)
+_COUNTS = {"two": 2, "2": 2, "three": 3, "3": 3}
+_COUNT = re.compile(r"\b(two|2|three|3)\s+(?:\w+\s+)?$")
 
 
 
@@ -48,6 +50,9 @@ def tourniquets(s: Sentence) -> Iterator[Finding]:
         if not limbs and found and found[-1].what.limb is not None:
             found[-1] = _merged(found[-1], device, category, spans)
             continue
+        count = _COUNT.search(s.lower, max(clause_start, mention.start() - 12), mention.start())
+        if count and said(mention).endswith("s") and len(limbs) == 1:  # "two tourniquets on the left leg"
+            limbs = limbs * _COUNTS[count.group(1)]
         for region in limbs or [None]:
             what = Tourniquet(limb=region.limb if region else None,
                               category=TOURNIQUET_CATEGORIES[said(category)] if category else (
