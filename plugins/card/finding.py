@@ -3,7 +3,8 @@
 A Finding is one fact with the characters it came from; the extractor turns it
 into an event (casualty, time, negation, flags, heard span). Regions are read as
 said: a side ("left", "right", "both", "bilateral") and a body part; "both arms"
-is two regions, each traced to the same words.
+is two regions, each traced to the same words, and so is a paired part said in
+the plural with no side ("the arms").
 
 Out of range: a value no casualty's body or monitor gives in practice. A
 misheard number ("pulse 700" for "pulse 70") must not pass as a reading; it must
@@ -20,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tcccd.plugins.card.lexicon import BODY_PARTS, LIMB_OF_PART, SIDES, alternation
+from tcccd.plugins.card.lexicon import BODY_PARTS, LIMB_OF_PART, PAIRED, SIDES, alternation
 from tcccd.plugins.card.sentences import Sentence
 
 _REGION = re.compile(r"(?:\b(?P<side>left|right|bilateral|both)\s+(?:side\s+of\s+(?:the\s+|his\s+|her\s+)?)?)?"
@@ -72,6 +73,8 @@ def regions(sentence: Sentence, start: int, end: int) -> list[Region]:
     for match in sentence.find(_REGION, start, end):
         part = BODY_PARTS[said(match, "part")]
         side = SIDES.get(match.group("side") or "")
+        if side is None and part in PAIRED and said(match, "part") != part and said(match, "part").endswith("s"):
+            side = "both"  # "burns to the arms": both arms
         if side == "both":
             found += [Region("right", part, match.start(), match.end()), Region("left", part, match.start(),
                                                                                  match.end())]

@@ -65,7 +65,9 @@ INJURIES = {
     "shot in the": "gunshot wound", "shot through the": "gunshot wound", "shot in his": "gunshot wound",
 }
 GENERIC_INJURIES = ("wound", "injury")  # said without a body region, these say nothing
-NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot in his")  # nor do these words alone
+NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot in his", "burn", "burns")  # nor these alone
+PAIRED = ("arm", "leg", "hand", "foot", "thigh", "forearm", "upper arm", "lower leg", "knee", "ankle", "wrist",
+          "shoulder", "hip", "eye", "calf", "buttock")  # said in the plural with no side: both sides
 SITE_OF_CARE = ("wound", "injury", "entry wound", "exit wound")  # with a treatment in the clause: where it went
 DEVICES_NAMED_FOR_A_PART = ("chest seal", "chest seals", "vented chest seal", "chest tube", "chest tubes",
                             "eye shield", "eye shields", "hand me", "back of the", "back to", "head to toe")

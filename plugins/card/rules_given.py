@@ -44,7 +44,7 @@ _UNIT_WORDS = {"g": "g", "gram": "g", "grams": "g", "mg": "mg", "milligram": "mg
                "mcg": "mcg", "microgram": "mcg", "micrograms": "mcg", "ug": "mcg", "ml": "mL", "milliliter": "mL",
                "milliliters": "mL", "millilitre": "mL", "millilitres": "mL", "cc": "mL", "ccs": "mL", "l": "L",
                "liter": "L", "liters": "L", "litre": "L", "litres": "L", "unit": "unit", "units": "unit",
-               "mils": "mL", "mil": "mL", "mg/kg": "mg/kg", "mcg/kg": "mcg/kg"}
+               "mils": "mL", "mil": "mL", "mics": "mcg", "mg/kg": "mg/kg", "mcg/kg": "mcg/kg"}
 _UNIT = re.compile(r"\s*(?P<unit>" + "|".join(sorted((re.escape(u) for u in _UNIT_WORDS), key=len, reverse=True))
                    + r")(?![\w/])(?P<per>\s*(?:/\s*|per\s+|a\s+)(?:kg|kilo|kilogram|kilograms)\b)?(?:\s+of\b)?",
                    re.IGNORECASE)

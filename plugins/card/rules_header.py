@@ -19,15 +19,16 @@ from tcccd.plugins.card.numbers import iter_numbers
 from tcccd.plugins.card.sentences import Sentence, first_number
 from tcccd.wire.card_events import Allergies, BattleRoster, Evacuation, LastFour, Mobility, Note, Responder
 
-_LEAD = (r"\s*(?:(?:casualty|patient)\s+(?:number\s+)?\w+\s*)?(?:(?:he|she)(?:['’]s|\s+is)?\s+(?:an?\s+)?)?"
+_LEAD = (r"\s*(?:(?:(?:first|second|third|fourth|fifth)\s+)?(?:casualty|patient)(?:\s+(?:number\s+)?\w+)?\s*)?"
+         r"(?:(?:he|she)(?:['’]s|\s+is)?\s+(?:an?\s+)?)?"
          r"(?:(?:is|as)\s+)?(?:(?:no|not)\s+)?")
 _CATEGORY_ALONE = re.compile(_LEAD + r"(?:evac(?:uation)?\s+)?(?:category\s+|precedence\s+)?(?:is\s+)?(?P<v>"
                              + choices(EVAC_CATEGORIES) + r")(?:\s+(?:evac|evacuation|precedence))?\s*$")
 _CATEGORY_CUED = re.compile(r"\b(?:evac(?:uation)?\s+(?:category|precedence|cat)|evac|precedence)\s+(?:is\s+)?(?P<v>"
                             + choices(EVAC_CATEGORIES) + r")\b")
 _MOBILITY_ALONE = re.compile(_LEAD + r"(?P<v>" + choices(MOBILITY) + r")\s*$")
-_LAST_FOUR = re.compile(r"\blast\s+(?:four|4)(?:\s+(?:is|digits|of))*\s*:?\s*")
-_ROSTER = re.compile(r"\bbattle\s+roster(?:\s+(?:number|#|is))*\s*:?\s*")
+_LAST_FOUR = re.compile(r"\blast\s+(?:four|4)(?:\s+(?:is|are|digits|of))*[\s:,]*")
+_ROSTER = re.compile(r"\b(?:battle\s+roster|roster\s+(?:number|#)|zap)(?:\s+(?:number|#|is))*[\s:,]*")
 _ROSTER_TOKEN = re.compile(r"[a-z0-9-]+")
 _NKA = re.compile(r"\bno\s+known\s+(?:drug\s+)?allerg(?:ies|y)\b|\bnkda\b|\bnka\b|\bno\s+allergies\b|"
                   r"\ballergies\s*[,:]?\s*(?:none|nil|negative)\b")

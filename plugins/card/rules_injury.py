@@ -52,6 +52,9 @@ _PERCENT_ALONE = re.compile(r"\s*(?:about|approximately|roughly|around|estimated
 
 
 def mechanisms(s: Sentence) -> Iterator[Finding]:
+    """A mechanism named; not one shouted as a warning ("Grenade!")."""
+    if s.mark == "!":
+        return
     for value, match in distinct(s, _MECHANISM, MECHANISMS):
         yield Finding(Mechanism(mechanism=value), match.start(), match.end(), "mechanism")
 
