@@ -8,7 +8,7 @@
 item (a limb, a drug, a vitals column: `HHMM` when the time was said, `~HHMM`
 for the clock minute of the utterances); a second item with the same key is
 `<key>#2`. An item's own line (no attribute) carries its main value, or `yes`
-when it has none; every other value said is a line of its own, its time
+when it has none (a dose said as a range is `2-3 mg`); every other value said is a line of its own, its time
 included. A field shown unconfirmed ends in ` (unconfirmed)`, so a flag missed or
 added counts as a wrong field. Lines compare without case.
 """
