@@ -111,6 +111,14 @@ class DaemonSection(Strict):
                                          description="battery/thermal readings that cap the profile")
 
 
+class CardSettings(Strict):
+    """`card:` in the config: the casualty card's daemon side."""
+
+    readback_sources: list[Literal["mic", "client", "wyoming"]] = Field(
+        ["mic"], description="read back entries from transcripts of these sources: the kit's own microphone by "
+                             "default; files sent through `transcribe` (client) and Wyoming go on the card silently")
+
+
 class Config(Strict):
     daemon: DaemonSection = Field(default_factory=DaemonSection)
     profile: str = Field("field", min_length=1)
@@ -120,6 +128,7 @@ class Config(Strict):
     transcripts: JournalSettings = Field(default_factory=JournalSettings, description="the transcript journal")
     wyoming: WyomingSettings = Field(default_factory=WyomingSettings, description="the Wyoming front door")
     tak: TakSettings = Field(default_factory=TakSettings, description="the team's TAK network (docs/tak.md)")
+    card: CardSettings = Field(default_factory=CardSettings, description="the casualty card")
 
     @model_validator(mode="after")
     def _names_agree(self) -> Config:

@@ -12,8 +12,11 @@ then read back (tcccd.card.readback). Because the journal, not memory, says what
 is left, nothing is lost to kill -9, a card worker that crashes (the entry is sent
 again once it is back), or a card stage that was down: at start the cards are
 rebuilt from the log and every entry after the last one extracted is sent, in
-order. A transcript the stage refuses (bad input) or that crashed its worker five
-times is marked skipped, with an alert: one bad entry never stops the card.
+order, each with what the previous one left (`casualty`, and `carry`: a
+correction pending, the last entry said). A transcript the stage refuses (bad
+input) or cannot finish (its worker lost, its deadline passed) five times is
+marked skipped, with an alert: one bad entry never stops the card. A stage that
+is away (busy, not connected) is waited for.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ EXTRACT_DEADLINE_S = 10.0
 RETRY_MAX_S = 5.0
 CRASHES_BEFORE_SKIP = 5
 NOT_RETRIED = ("bad_message", "bad_request", "plugin_error", "too_large")  # the input is at fault, not the stage
+STAGE_AWAY = ("busy", "unavailable", "no_stage", "no_route")  # not this transcript's doing: waited for, not counted
 IN_PAYLOAD_BYTES = 48 * 1024  # a request body this big goes in the payload frame: the JSON header is capped at 64 KiB
 
 
@@ -69,7 +73,7 @@ class CardKeeper:
         self.in_flight: InFlight | None = None
         self.retry_at = 0.0
         self.failures: dict[int, int] = {}  # journal_seq -> times its request failed (the backoff)
-        self.crashes: dict[int, int] = {}  # journal_seq -> times the card worker was lost while it held it
+        self.crashes: dict[int, int] = {}  # journal_seq -> times the stage could not finish it (lost, past deadline)
         self.heard_at: dict[int, float] = {}  # journal_seq -> when its final transcript was journalled
         self.latest_heard = 0  # the newest journal entry heard since start
         self.maybe_more = True
@@ -118,10 +122,11 @@ class CardKeeper:
         self._send(entries[0], now)
 
     def _send(self, entry: Entry, now: float) -> None:
+        casualty, carry = self.store.context_before(entry.seq)
         extract = CardExtract(text=entry.text, segments=[s for s in entry.segments if isinstance(s.get("text"), str)],
                               journal_seq=entry.seq, request_id=entry.request_id[:128], source=entry.source[:32],
                               utterance_ts=entry.ts, utc_offset_min=time.localtime(entry.ts).tm_gmtoff // 60,
-                              casualty=self.store.casualty_before(entry.seq))
+                              casualty=casualty, carry=carry)
         data = extract.model_dump(mode="json")
         if len(Message(EXTRACT_TYPE, data=data).to_frames()[0]) > IN_PAYLOAD_BYTES:
             request_id = self.stage.submit(EXTRACT_TYPE, payload=extract.model_dump_json().encode(),
@@ -156,7 +161,7 @@ class CardKeeper:
         if log is None:
             return
         try:
-            stored, shown = self.store.record(log, entry.seq, list(result.events), result.casualty)
+            stored, shown = self.store.record(log, entry.seq, list(result.events), result.casualty, result.carry)
         except sqlite3.DatabaseError as exc:
             self._retry_later(entry, f"card log not written: {exc}")
             return
@@ -175,9 +180,9 @@ class CardKeeper:
         if code in NOT_RETRIED:
             self._skip(entry, f"the card stage refused it ({code}): {text}")
             return
-        crashes = self.crashes[entry.seq] = self.crashes.get(entry.seq, 0) + (code == "worker_lost")
+        crashes = self.crashes[entry.seq] = self.crashes.get(entry.seq, 0) + (code not in STAGE_AWAY)
         if crashes >= CRASHES_BEFORE_SKIP:
-            self._skip(entry, f"the card stage's worker was lost {crashes} times on it: {text}")
+            self._skip(entry, f"the card stage could not finish it {crashes} times (last: {code}): {text}")
             return
         self._retry_later(entry, f"{code}: {text}")
 

@@ -18,7 +18,12 @@ keeps the speaker out of the record). It waits while the medic is talking: a
 partial microphone transcript means an utterance is under way, so nothing is
 said until its final transcript (or two seconds without a partial); read-backs
 that queue meanwhile are said together, one at a time. On by default, per profile
-(`readback:` in profiles/*.yaml). A kit with no speaker (the capture stage on the
+(`readback:` in profiles/*.yaml), for what the medic said into the kit: only
+entries whose transcript came from the kit's own microphone are read aloud
+(`card.readback_sources` in the config may add `client` or `wyoming`);
+recordings sent as files and other clients' transcripts go on the card
+silently, so they never fill the speaker and gate the microphone while the
+medic talks. A kit with no speaker (the capture stage on the
 route reports `no_device`) or no `speak.play` route reads nothing back, asks
 Piper for nothing, and says so once in the log (`readbacks_not_played`,
 `readback_last_error` in status).
@@ -181,8 +186,9 @@ class ReadBack:
         self.talking_until = time.monotonic() + QUIET_AFTER_PARTIAL_S if partial else 0.0
 
     def say(self, events: list[Event]) -> None:
-        """Read back the events just logged, as soon as the medic is not talking."""
-        text = readback_text(events)
+        """Read back the events just logged from the sources read back, as soon as the medic is not talking."""
+        sources = self.config.current().card.readback_sources
+        text = readback_text([e for e in events if e.transcript.source in sources])
         if not text or not self.enabled():
             return
         missing = self.speaker_missing()

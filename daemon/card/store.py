@@ -5,9 +5,11 @@ the journal in use: when a reload opens another journal (or none), the log is
 reopened there and the current mission's cards rebuilt from it (`generation`
 counts the openings, so the keeper knows a request it had in flight belongs to
 the old one). The store also keeps where extraction stands: the last journal
-entry done (`cursor`) and the casualty that entry left current (`casualty`),
-both on disk in the same transaction as the events. Every change to the cards is
-published on the `card` topic after it is on disk.
+entry done (`cursor`), the casualty that entry left current (`casualty`) and
+what else the stateless card stage left for the next transcript (`carry`: a
+correction pending, the last entry said), all on disk in the same transaction as
+the events. Every change to the cards is published on the `card` topic after it
+is on disk.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from tcccd.ports import JournalSource, Publisher
 from tcccd.wire.card import CardSet
 from tcccd.wire.card_events import Event
 from tcccd.wire.card_replies import CARD_MEDIA_TYPE, CardUpdate, card_payload
+from tcccd.wire.card_stage import Carry
 from tcccd.wire.protocol import Message
 
 
@@ -32,7 +35,7 @@ class CardStore:
         self.events = events
         self.mission = MissionClock()
         self.projector = Projector()
-        self.casualty = 1
+        self.casualty, self.carry = 1, Carry()
         self.cursor = 0  # the last journal entry extracted (or skipped)
         self.generation = 0
         self._card_log: CardLog | None = None
@@ -51,7 +54,7 @@ class CardStore:
             self.generation += 1
             self.projector = self.mission.rebuild(self._card_log)
             self.casualty = self._card_log.current_casualty(self.mission.after_journal_seq)
-            self.cursor = self._card_log.last_extracted()
+            self.cursor, self.carry = self._card_log.last_extracted(), self._card_log.last_carry()
             self.log.info("casualty cards rebuilt from the card log", cards=len(self.projector.cards().cards),
                           extracted_up_to=self.cursor)
         return self._card_log
@@ -60,17 +63,20 @@ class CardStore:
         journal = self.journal.journal()
         return journal.last_seq() if journal is not None else 0
 
-    def casualty_before(self, journal_seq: int) -> int:
-        """The casualty current before this journal entry: one when it is the first of a new mission."""
-        return 1 if self.mission.starts_at(self.cursor, journal_seq) else self.casualty
+    def context_before(self, journal_seq: int) -> tuple[int, Carry]:
+        """The casualty current before this journal entry and what the previous one left: casualty one and
+        nothing when it is the first of a new mission."""
+        if self.mission.starts_at(self.cursor, journal_seq):
+            return 1, Carry()
+        return self.casualty, self.carry
 
-    def record(self, log: CardLog, journal_seq: int, events: list[Event],
-               casualty_after: int) -> tuple[list[Event], list[Event]]:
+    def record(self, log: CardLog, journal_seq: int, events: list[Event], casualty_after: int,
+               carry: Carry) -> tuple[list[Event], list[Event]]:
         """The entry's events and its done mark, in one transaction; then folded into the cards and published.
         Returns the events newly stored, and those of them on the current mission's cards (a closed mission's
         late ones are logged, not shown). sqlite3.DatabaseError: nothing was written."""
-        stored = log.append(events, Extracted(journal_seq, casualty_after))
-        self.casualty, self.cursor = casualty_after, journal_seq
+        stored = log.append(events, Extracted(journal_seq, casualty_after, carry=carry))
+        self.casualty, self.cursor, self.carry = casualty_after, journal_seq, carry
         shown = [event for event in stored if self.mission.holds(event)]
         changed: dict[int, list[str]] = {}
         for event in shown:
@@ -84,7 +90,7 @@ class CardStore:
 
     def skip(self, log: CardLog, journal_seq: int, reason: str) -> None:
         """The entry is marked done with no events (sqlite3.DatabaseError: not marked)."""
-        log.append([], Extracted(journal_seq, self.casualty, f"skipped: {reason[:500]}"))
+        log.append([], Extracted(journal_seq, self.casualty, f"skipped: {reason[:500]}", self.carry))
         self.cursor = journal_seq
 
     def close_mission(self, log: CardLog, by: str) -> tuple[Mission, CardSet]:
@@ -94,7 +100,7 @@ class CardStore:
         closed = log.close_mission(self.last_journal_seq(), time.time(), by)
         self.projector = self.mission.rebuild(log)
         if self.cursor >= closed.through_journal_seq:  # else the closed mission's last words are on their way
-            self.casualty = 1
+            self.casualty, self.carry = 1, Carry()
         update = CardUpdate(casualty=1, cause="closed", changed=[], mission=self.mission.number,
                             media_type=CARD_MEDIA_TYPE)
         self.events.publish("card", Message(CardUpdate.TYPE, data=update.to_data(), payload=card_payload(CardSet())))

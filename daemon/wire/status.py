@@ -130,6 +130,8 @@ class JournalHealth(Reply):
     failures: Int = Field(description="appends that failed")
     last_error: Str | None = Field(None, description="why the last append failed")
     size_bytes: Int = Field(description="the journal's size on disk")
+    held_for_card: Int = Field(0, description="transcripts kept past the size budget because the casualty card has "
+                                              "not read them yet")
 
 
 class SourcesStatus(Reply):

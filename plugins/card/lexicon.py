@@ -24,10 +24,16 @@ BODY_PARTS = {
     "knee": "knee", "knees": "knee", "lower leg": "lower leg", "lower legs": "lower leg", "leg": "leg",
     "legs": "leg", "calf": "calf", "ankle": "ankle", "foot": "foot", "feet": "foot", "femur": "femur",
     "humerus": "humerus", "tibia": "tibia", "fibula": "fibula", "clavicle": "clavicle", "axilla": "axilla",
+    "armpit": "axilla", "cheek": "cheek", "cheeks": "cheek", "forehead": "forehead", "temple": "temple",
+    "ear": "ear", "ears": "ear", "nose": "nose", "mouth": "mouth", "chin": "chin", "throat": "throat",
+    "finger": "finger", "fingers": "finger", "thumb": "thumb", "shin": "shin", "heel": "heel", "toes": "toe",
+    "upper leg": "thigh", "lower arm": "forearm", "torso": "torso", "ribs": "ribs", "lower back": "lower back",
+    "upper back": "upper back", "skull": "skull", "antecubital": "antecubital", "ac": "antecubital",
 }
 LIMB_OF_PART = {"upper arm": "arm", "arm": "arm", "elbow": "arm", "forearm": "arm", "wrist": "arm", "hand": "arm",
                 "thigh": "leg", "knee": "leg", "lower leg": "leg", "leg": "leg", "calf": "leg", "ankle": "leg",
-                "foot": "leg", "femur": "leg", "tibia": "leg", "fibula": "leg", "humerus": "arm"}
+                "foot": "leg", "femur": "leg", "tibia": "leg", "fibula": "leg", "humerus": "arm", "shin": "leg",
+                "finger": "arm", "thumb": "arm", "heel": "leg"}
 MECHANISMS = {
     "gunshot wound": "GSW", "gunshot wounds": "GSW", "gunshot": "GSW", "gsw": "GSW", "bullet wound": "GSW",
     "ied": "IED", "improvised explosive device": "IED", "ied blast": "IED", "blast": "blast",
@@ -37,6 +43,8 @@ MECHANISMS = {
     "fall from height": "fall", "fall from": "fall", "fell from": "fall", "fell off": "fall", "fall injury": "fall",
     "blunt trauma": "blunt", "blunt force": "blunt",
     "vehicle fire": "burn", "building fire": "burn", "house fire": "burn", "burning vehicle": "burn",
+    "fuel fire": "burn", "flash fire": "burn", "from the fire": "burn", "in the fire": "burn", "fell down": "fall",
+    "shot in the": "GSW", "shot through the": "GSW", "shot in his": "GSW",
 }
 INJURIES = {
     "gunshot wound": "gunshot wound", "gunshot wounds": "gunshot wound", "gsw": "gunshot wound",
@@ -52,9 +60,21 @@ INJURIES = {
     "open fracture": "open fracture", "sucking chest wound": "sucking chest wound", "flail chest": "flail chest",
     "tension pneumothorax": "tension pneumothorax", "pneumothorax": "pneumothorax", "evisceration": "evisceration",
     "impaled object": "impaled object", "tbi": "TBI", "traumatic brain injury": "TBI", "concussion": "concussion",
+    "pneumo": "pneumothorax", "tension pneumo": "tension pneumothorax", "hemothorax": "hemothorax",
+    "frag wound": "shrapnel wound", "frag wounds": "shrapnel wound", "frag": "shrapnel wound",
+    "shot in the": "gunshot wound", "shot through the": "gunshot wound", "shot in his": "gunshot wound",
 }
 GENERIC_INJURIES = ("wound", "injury")  # said without a body region, these say nothing
-HEDGES = {"possible": "suspected", "suspected": "suspected", "probable": "suspected", "likely": "suspected"}
+NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot in his", "burn", "burns")  # nor these alone
+PAIRED = ("arm", "leg", "hand", "foot", "thigh", "forearm", "upper arm", "lower leg", "knee", "ankle", "wrist",
+          "shoulder", "hip", "eye", "calf", "buttock")  # said in the plural with no side: both sides
+SITE_OF_CARE = ("wound", "injury", "entry wound", "exit wound")  # with a treatment in the clause: where it went
+DEVICES_NAMED_FOR_A_PART = ("chest seal", "chest seals", "vented chest seal", "chest tube", "chest tubes",
+                            "eye shield", "eye shields", "hand me", "back of the", "back to", "head to toe")
+HEDGES = {"possible": "suspected", "suspected": "suspected", "probable": "suspected", "likely": "suspected",
+          "looks": "suspected", "maybe": "suspected", "query": "suspected", "possibly": "suspected",
+          "might": "suspected", "could": "suspected", "probably": "suspected", "concern for": "suspected",
+          "worried about": "suspected", "rule out": "suspected"}
 TOURNIQUET_WORDS = ("tourniquet", "tourniquets", "tq")
 TOURNIQUET_DEVICES = {"cat": "CAT", "c-a-t": "CAT", "combat application tourniquet": "CAT", "softt": "SOFTT-W",
                       "sof tactical tourniquet": "SOFTT-W", "sof-t": "SOFTT-W", "sam junctional": "SAM-JT",
@@ -76,16 +96,18 @@ AIRWAY = {"airway intact": "intact", "airway is intact": "intact", "intact airwa
           "intubation": "ET tube", "crickey": "CRIC"}
 BREATHING = {"oxygen": "O2", "o2": "O2", "needle decompression": "needle decompression",
              "needle decompressed": "needle decompression", "needle d": "needle decompression",
+             "needled": "needle decompression",
              "needle thoracostomy": "needle decompression", "ncd": "needle decompression",
              "decompressed": "needle decompression", "chest tube": "chest tube", "chest seal": "chest seal",
              "chest seals": "chest seal", "vented chest seal": "chest seal", "occlusive dressing": "chest seal",
              "hyfin": "chest seal", "bolin": "chest seal"}
 NOT_OXYGEN = ("oxygen saturation", "o2 sat", "o2 sats", "o2 saturation")
 ACCESS = {"iv": "IV", "io": "IO", "intravenous": "IV", "intraosseous": "IO", "saline lock": "IV", "ez-io": "IO",
-          "fast1": "IO"}
-ACCESS_DEVICES = ("saline lock", "ez-io", "fast1")  # access by name, no cue needed
+          "fast1": "IO", "ivs": "IV", "ios": "IO", "fast io": "IO"}
+ACCESS_PLURALS = ("ivs", "ios")
 ACCESS_CUES_AFTER = ("access", "line", "established", "placed", "started", "inserted", "in the", "into the", "to the",
-                     "in his", "in her", "in right", "in left", "site")
+                     "in his", "in her", "in right", "in left", "site", "'s in", "is in", "in place", "in,",
+                     "in.", "attempt", "attempts")
 ACCESS_SITES = {"sternum": "sternum", "sternal": "sternum", "tibia": "tibia", "tibial": "tibia",
                 "humerus": "humerus", "humeral": "humerus", "antecubital": "antecubital"}
 FLUIDS = {"lactated ringers": ("lactated Ringer's", False), "lactated ringer's": ("lactated Ringer's", False),
@@ -116,21 +138,28 @@ MEDICATIONS = {"txa": ("TXA", "other"), "tranexamic acid": ("TXA", "other"), "fe
                "calcium": ("calcium", "other"), "calcium chloride": ("calcium chloride", "other"),
                "calcium gluconate": ("calcium gluconate", "other"), "epinephrine": ("epinephrine", "other"),
                "promethazine": ("promethazine", "other"), "diphenhydramine": ("diphenhydramine", "other"),
-               "midazolam": ("midazolam", "other"), "versed": ("midazolam", "other")}
+               "midazolam": ("midazolam", "other"), "versed": ("midazolam", "other"),
+               "moxi": ("moxifloxacin", "antibiotic"), "fentanyl lollipop": ("fentanyl", "analgesic"),
+               "fentanyl lollipops": ("fentanyl", "analgesic"), "ancef": ("cefazolin", "antibiotic"),
+               "invanz": ("ertapenem", "antibiotic"), "toradol": ("ketorolac", "analgesic")}
 ROUTES = {"iv": "IV", "io": "IO", "im": "IM", "po": "PO", "in": "IN", "intranasal": "IN", "intravenous": "IV",
           "intravenously": "IV", "intraosseous": "IO", "intramuscular": "IM", "intramuscularly": "IM",
           "by mouth": "PO", "oral": "PO", "orally": "PO", "otfc": "OTFC", "lozenge": "OTFC", "buccal": "buccal",
           "sublingual": "SL", "sl": "SL"}
-PULSE_WORDS = ("pulse", "pulse rate", "heart rate", "hr")
+PULSE_WORDS = ("pulse", "pulse rate", "heart rate", "hr", "pulses")
 PULSE_LOCATIONS = ("radial", "carotid", "femoral", "brachial", "pedal", "wrist", "neck", "groin")
 BP_WORDS = ("blood pressure", "bp")
-RR_WORDS = ("respiratory rate", "respirations", "respiration", "respiration rate", "resps", "rr", "breathing rate")
+RR_WORDS = ("respiratory rate", "respirations", "respiration", "respiration rate", "resps", "rr", "breathing rate",
+            "resp", "resp rate", "resps rate", "respiratory", "breathing", "breathing at")
 SPO2_WORDS = ("sats", "sat", "spo2", "sp02", "saturation", "oxygen saturation", "pulse ox", "o2 sat", "o2 sats",
-              "satting", "saturating", "pulse oximetry")
+              "satting", "saturating", "pulse oximetry", "sp o2", "o2 saturation", "oxygen sats", "pulse-ox")
 AVPU = {"alert": "A", "responds to voice": "V", "responding to voice": "V", "responsive to voice": "V",
         "responds to verbal": "V", "responding to verbal": "V", "responds to pain": "P",
         "responding to pain": "P", "responsive to pain": "P", "responds to painful stimuli": "P",
-        "unresponsive": "U", "unconscious": "U"}
+        "unresponsive": "U", "unconscious": "U", "a and o": "A", "alert and oriented": "A", "a&o": "A",
+        "responsive to verbal": "V", "responds to painful stimulus": "P", "responding to painful stimuli": "P",
+        "only responds to pain": "P", "only responding to pain": "P", "responds only to pain": "P",
+        "responds to voice only": "V", "non-responsive": "U", "nonresponsive": "U"}
 EVAC_CATEGORIES = {"urgent surgical": "urgent surgical", "urgent-surgical": "urgent surgical", "urgent": "urgent",
                    "priority": "priority", "routine": "routine", "convenience": "convenience"}
 MOBILITY = {"litter": "litter", "liter": "litter", "litter patient": "litter", "ambulatory": "ambulatory",

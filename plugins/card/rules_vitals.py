@@ -1,10 +1,13 @@
 """Section C signs: pulse (rate and where it was felt), blood pressure, respiratory rate, SpO2, AVPU, pain 0-10.
 
-A reading is a vital's word followed by its number ("pulse 110", "BP 120/80",
-"sats 92%", "pain seven out of ten"). A vital said without a number is reported
-as incomplete: the extractor keeps it only when negated ("no pulse in the left
-wrist", "denies pain"), and then only as a note. "responds to pain" is AVPU,
-never a pain score; "pulse ox" is saturation, never a pulse.
+A reading is a vital's word followed by its number, past the words a medic puts
+between ("pulse 110", "BP 120/80", "sats dropped to 82", "pulse ox reads eighty
+eight on room air", "pain's a six", "resp rate twenty", "HR 130"), in its own
+clause. A blood pressure palpated ("BP palp 90", "BP's eighty palp") or said with
+one number is the systolic alone. A vital said without a number is reported as
+incomplete: the extractor keeps it only as a note of something absent or failed
+("no pulse in the left wrist", "denies pain", "couldn't get a BP"). "responds to
+pain" is AVPU, never a pain score; "pulse ox" is saturation, never a pulse.
 """
 
 from __future__ import annotations
@@ -23,33 +26,42 @@ from tcccd.plugins.card.lexicon import (
     alternation,
     pattern,
 )
-from tcccd.plugins.card.sentences import Sentence, numbers_in
+from tcccd.plugins.card.sentences import Sentence, first_number
 from tcccd.wire.card_events import Avpu, BloodPressure, Pain, Pulse, RespiratoryRate, SpO2
 
-_FILLER = r"(?:\s+(?:is|was|of|at|now|about|around|approximately|rate|down\s+to|up\s+to))*[\s:]*"
+_FILLER = re.compile(r"(?:[\s:,]*\b(?:is|was|are|were|of|at|now|about|around|approximately|roughly|rate|still|reads?|"
+                     r"reading|dropped|dropping|down|up|to|came|went|climbing|holding|steady|present|palpable|strong|"
+                     r"weak|thready|only|just|a|an|been|has|had|on|room|air|by|palp|palpated|palpation|remains|"
+                     r"'s|’s|stable|improved|improving|back|sitting|running|measured)\b|['’]s\b)*[\s:,]*")
 _PULSE = re.compile(alternation(PULSE_WORDS) + r"(?!\s+ox)")
 _LOCATION = re.compile(r"(?:\b(left|right)\s+)?\b(" + "|".join(PULSE_LOCATIONS) + r")\b")
-_BP = re.compile(alternation(BP_WORDS) + _FILLER + r"(\d{2,3})\s*/\s*(\d{2,3})\b")
-_SYSTOLIC = re.compile(r"\bsystolic" + _FILLER + r"(\d{2,3})\b|\b(\d{2,3})\s+systolic\b")
+_BP = re.compile(alternation(BP_WORDS))
+_RATIO = re.compile(r"(\d{2,3})\s*/\s*(\d{2,3})\b")
+_PALP = re.compile(r"\b(?:palp|palpated|palpation|palpable|by\s+palp(?:ation)?)\b")
+_SYSTOLIC = re.compile(r"\bsystolic\b")
 _RR = re.compile(alternation(RR_WORDS))
 _BREATHS = re.compile(r"(?<![\w.])(\d+)\s+breaths\s+(?:per|a)\s+minute")
 _SPO2 = pattern(SPO2_WORDS)
 _AVPU = pattern(AVPU)
 _PAIN = re.compile(r"(?<!\bto\s)(?<!\bfor\s)\bpain(?!ful|\s+(?:meds?|medication|management|control|relief))\b"
                    r"(?:\s+(?:score|scale|level))?")
-_ALERT_SUBJECT = re.compile(r"\b(?:is|he's|she's|patient|casualty|pt|remains|now|was|appears|awake)\s+$|"
-                            r"^\s*(?:casualty|patient)\s+\w+\s+$")
+_ALERT_SUBJECT = re.compile(r"\b(?:is|he's|she's|he’s|she’s|patient|casualty|pt|remains|now|was|appears|awake|"
+                            r"still)\s+$|^\s*(?:casualty|patient)\s+\w+\s+$")
 _ALERT_VERB = re.compile(r"\b(?:stay|be|keep|on|high|remain)\s+$")
-_NOT_AVPU_ALERT = re.compile(r"\s+(?:the|them|him|her|everyone|all|for|to|command|medevac)\b")
-_READING = re.compile(r"\b(?:pulse|bp|blood\s+pressure|sats?|spo2|respiratory\s+rate|respirations|rr|hr)\s+\d")
+_NOT_AVPU_ALERT = re.compile(r"\s+(?:the|them|him|her|everyone|all|for|to|command|medevac|qrf|platoon|team|"
+                             r"squad|us)\b")
+_READING = re.compile(r"\b(?:pulse|bp|blood\s+pressure|sats?|spo2|respiratory\s+rate|respirations|rr|hr|resps?|"
+                      r"pain)\s+\w")
 _OUT_OF_TEN = re.compile(r"\s*(?:out\s+of\s+(?:10|ten)|of\s+(?:10|ten)|/\s*10)")
 
 
-def _number_after(s: Sentence, end: int) -> tuple[float, int, int] | None:
-    """The number said right after a vital's word, past filler words ('pulse is about 110')."""
-    filler = re.compile(_FILLER).match(s.lower, end, s.end)
+def _number_after(s: Sentence, end: int, until: int | None = None) -> tuple[float, int, int] | None:
+    """The number said right after a vital's word, past filler words ('pulse is about 110', 'sats dropped to 82',
+    'pulse ox reads eighty eight'), within its clause."""
+    until = s.clause_of(end)[1] if until is None else until
+    filler = _FILLER.match(s.lower, end, until)
     at = filler.end() if filler else end
-    number = next(iter(numbers_in(s.text, at, s.end)), None)
+    number = first_number(s.text, at, until)
     if number is None or number.start != at or number.value is None:
         return None
     return number.value, number.start, number.end
@@ -57,11 +69,9 @@ def _number_after(s: Sentence, end: int) -> tuple[float, int, int] | None:
 
 def pulses(s: Sentence) -> Iterator[Finding]:
     for match in s.find(_PULSE):
-        reading = _number_after(s, match.end())
         clause_start, clause_end = s.clause_of(match.start())
-        following = [c for c in s.clauses if c[0] >= clause_end][:1]
-        where_end = following[0][1] if following and not numbers_in(s.text, *following[0]) else clause_end
-        where = next(s.find(_LOCATION, clause_start, where_end), None)
+        reading = _number_after(s, match.end(), clause_end)
+        where = next(s.find(_LOCATION, clause_start, clause_end), None)
         spans = [(match.start(), match.end())]
         spans += [(reading[1], reading[2])] if reading else []
         spans += [(where.start(), where.end())] if where else []
@@ -71,12 +81,25 @@ def pulses(s: Sentence) -> Iterator[Finding]:
 
 
 def blood_pressures(s: Sentence) -> Iterator[Finding]:
-    for match in s.find(_BP):
-        yield Finding(BloodPressure(systolic=float(match.group(1)), diastolic=float(match.group(2))),
-                      match.start(), match.end(), "bp")
-    for match in s.find(_SYSTOLIC):
-        yield Finding(BloodPressure(systolic=float(match.group(1) or match.group(2)), diastolic=None),
-                      match.start(), match.end(), "bp.systolic")
+    """'BP 120/80'; a palpated pressure ('BP palp 90', 'BP's eighty palp') or one number alone is the systolic only;
+    'systolic 90' too."""
+    for match in [*s.find(_BP), *s.find(_SYSTOLIC)]:
+        clause_end = s.clause_of(match.start())[1]
+        filler = _FILLER.match(s.lower, match.end(), clause_end)
+        at = filler.end() if filler else match.end()
+        ratio = _RATIO.match(s.text, at, clause_end)
+        if ratio and _SYSTOLIC.match(s.lower, match.start()) is None:
+            yield spanning(BloodPressure(systolic=float(ratio.group(1)), diastolic=float(ratio.group(2))), "bp",
+                           (match.start(), match.end()), (ratio.start(), ratio.end()))
+            continue
+        reading = _number_after(s, match.end(), clause_end)
+        if reading is None:
+            yield Finding(BloodPressure(systolic=None, diastolic=None), match.start(), match.end(), "bp.incomplete")
+            continue
+        palp = _PALP.search(s.lower, match.end(), min(clause_end, reading[2] + 20))
+        extra = [(palp.start(), palp.end())] if palp else []
+        yield spanning(BloodPressure(systolic=reading[0], diastolic=None), "bp.systolic",
+                       (match.start(), match.end()), (reading[1], reading[2]), *extra)
 
 
 def respiratory_rates(s: Sentence) -> Iterator[Finding]:
@@ -99,13 +122,13 @@ def saturations(s: Sentence) -> Iterator[Finding]:
 
 def avpu(s: Sentence) -> Iterator[Finding]:
     """"alert" is AVPU when said of the casualty ("he is alert", "patient alert and oriented") or among readings
-    ("pulse 120, alert"); "alert the team", "stay alert" are not."""
+    ("pulse 120, alert"); "alert the team", "stay alert" are not. Every level said is reported, in order: the card
+    keeps the latest ("was alert, now responding to pain": P)."""
     for match in s.find(_AVPU):
         level = AVPU[said(match)]
         if level == "A" and not _alert_of_casualty(s, match):
             continue
         yield Finding(Avpu(level=level), match.start(), match.end(), "avpu")
-        return
 
 
 def _alert_of_casualty(s: Sentence, match: re.Match) -> bool:

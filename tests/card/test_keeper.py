@@ -230,6 +230,44 @@ def test_a_lost_worker_loses_nothing_and_a_transcript_that_keeps_crashing_it_is_
     assert restarted.extracts() == []  # the skipped one is not sent again after a restart
 
 
+def test_a_transcript_the_stage_cannot_finish_is_retried_a_bounded_number_of_times_then_skipped(tmp_path, harness):
+    """A transcript retried for ever (deadline_exceeded each time) would stall every later one. A stage that is away
+    (busy, not connected) is still waited for without a bound: that is not the transcript's doing."""
+    kit = Kit(tmp_path)
+    kit.say("Pulse one twenty.", "Sats ninety six percent.")
+    for _ in range(CRASHES_BEFORE_SKIP + 3):
+        kit.fail("unavailable")
+        kit.keeper.retry_at = 0.0
+        kit.tick()
+    assert {m.data["journal_seq"] for m in kit.extracts()} == {1} and kit.error_texts == []
+    for _ in range(CRASHES_BEFORE_SKIP):
+        kit.fail("deadline_exceeded")
+        kit.keeper.retry_at = 0.0
+        kit.tick()
+    assert kit.extracts()[-1].data["journal_seq"] == 2  # the next one goes on
+    assert any("transcript 1" in e and "could not finish it" in e and "deadline_exceeded" in e for e in kit.error_texts)
+    assert [m.data["kind"] for t, m in kit.published if t == "alert"] == ["card_skipped"]
+    kit.answer(harness)
+    cards = kit.cards()
+    assert any(line.endswith("spo2 = 96%") for line in cards) and not any("pulse" in line for line in cards)
+
+
+def test_a_correction_said_alone_is_carried_to_the_next_transcript_and_across_a_restart(tmp_path, harness):
+    kit = Kit(tmp_path)
+    kit.say("Ketamine fifty milligrams IM.", "Correction.")
+    kit.answer(harness, 0)
+    kit.answer(harness, 1)
+    assert kit.store.carry.correcting
+    assert CardLog.open(tmp_path / "transcripts.sqlite3").last_carry().correcting
+    restarted = Kit(tmp_path)  # the daemon restarts between the cue and the restatement
+    restarted.say("Twenty five milligrams.")
+    [request] = restarted.extracts()
+    assert request.data["carry"]["correcting"] and request.data["carry"]["last"]["what"]["name"] == "ketamine"
+    restarted.answer(harness)
+    assert {line for line in restarted.cards() if "ketamine" in line} == {
+        "c1 f medication[ketamine] = 25 mg", "c1 f medication[ketamine].route = im"}
+
+
 def test_input_the_stage_refuses_is_skipped_not_retried(tmp_path, harness):
     kit = Kit(tmp_path)
     kit.say("Pulse one twenty.", "Pulse one hundred.")
@@ -265,7 +303,7 @@ def test_read_back_waits_while_the_medic_talks_and_says_what_was_logged(tmp_path
     kit.tick()
     assert readbacks(kit) == [{"text": "Tourniquet, left leg, zero nine fifteen.", "play": True}]
 
-    kit.say("Pulse one twenty.", "Sats ninety six percent.")
+    kit.say("Pulse one twenty.", "Sats ninety six percent.", source="mic")
     kit.answer(harness)
     kit.answer(harness)
     assert len(readbacks(kit)) == 1  # one read-back at a time; the next ones wait for it
@@ -276,12 +314,29 @@ def test_read_back_waits_while_the_medic_talks_and_says_what_was_logged(tmp_path
     assert len(kit.keeper.readback.first_audio_ms) == 1
 
 
+def test_only_what_was_said_into_the_kit_is_read_back_unless_the_config_adds_a_source(tmp_path, harness):
+    """Recordings sent through `transcribe` would queue read-backs that gate the kit's microphone for minutes."""
+    kit = Kit(tmp_path)
+    kit.say("Pulse one twenty.", source="client")
+    kit.say("Sats ninety six percent.", source="wyoming")
+    kit.answer(harness, 0)
+    kit.answer(harness, 1)
+    kit.tick()
+    assert readbacks(kit) == [] and len([line for line in kit.cards() if "vitals" in line]) == 2
+    kit.config.replace(kit.config.current().model_copy(
+        update={"card": cfg.CardSettings(readback_sources=["mic", "client"])}))  # as a reload would
+    kit.say("Respiratory rate twenty.", source="client")
+    kit.answer(harness)
+    kit.tick()
+    assert readbacks(kit) == [{"text": "Respirations 20.", "play": True}]
+
+
 def test_read_back_is_a_profile_setting(tmp_path, harness):
     profiles = tmp_path / "profiles"
     profiles.mkdir()
     (profiles / "quiet.yaml").write_text("description: no read-back\nreadback: false\n")
     kit = Kit(tmp_path, profile="quiet", profiles_dir=profiles)
-    kit.say("Pulse one twenty.")
+    kit.say("Pulse one twenty.", source="mic")
     kit.answer(harness)
     assert readbacks(kit) == [] and any(line.endswith("pulse = 120") for line in kit.cards())
     for name in ("emergency", "field", "training"):
@@ -291,7 +346,7 @@ def test_read_back_is_a_profile_setting(tmp_path, harness):
 def test_no_speaker_no_read_back_and_no_error_for_each_entry(tmp_path, harness):
     """A kit with no audio device: nothing is sent to Piper to be thrown away, and status says why, once."""
     kit = Kit(tmp_path, speaker_missing="no speaker: no audio device named 'default'")
-    kit.say("Tourniquet applied to the left leg at zero nine fifteen.", "Pulse one twenty.")
+    kit.say("Tourniquet applied to the left leg at zero nine fifteen.", "Pulse one twenty.", source="mic")
     kit.answer(harness)
     kit.answer(harness)
     kit.tick()

@@ -44,7 +44,8 @@ def test_a_kit_without_a_speaker_reads_nothing_back_and_says_why_once(start_daem
     status showed one error per entry before)."""
     mic = {"name": "mic", "plugin": "capture", "params": {"device": "no-such-sound-card"}}
     piper = {"name": "piper", "plugin": "piper"}
-    daemon = start_daemon([*STAGES, mic, piper], {**ROUTES, "speak.play": ["piper", "mic"]})
+    daemon = start_daemon([*STAGES, mic, piper], {**ROUTES, "speak.play": ["piper", "mic"]},
+                          top={"card": {"readback_sources": ["mic", "client"]}})  # the test's words come as files
     daemon.wait_for(lambda r: r["state"] == "healthy", timeout_s=120)
     say(daemon, *SAID[:2])
     card = card_section(daemon, 3)

@@ -75,7 +75,7 @@ def test_retention_by_age_and_size(tmp_path: Path) -> None:
         journal.append(entry(f"utterance {i} " + "x" * 200, ts=now))
     journal.prune(now)
     texts = [e.text for e in journal.since(0.0)]
-    assert journal.size_bytes() <= 64 * 1024
+    assert journal.transcripts_bytes() <= 64 * 1024
     assert texts and texts[-1].startswith("utterance 599") and len(texts) < 600  # the oldest went first
 
 
@@ -132,3 +132,30 @@ def test_feed_journals_before_publishing_and_a_full_disk_is_loud_but_still_publi
     alerts = [m for t, m, _ in published if t == "alert"]
     assert alerts and alerts[0].data["kind"] == "journal_full" and "NOT RECORDED" in recent.entries[0]["message"]
     assert published[-1][0] == "transcript" and "journal_seq" not in published[-1][1].data  # still published
+
+
+def test_retention_keeps_what_the_card_has_not_read_and_the_card_log_is_not_counted(tmp_path: Path) -> None:
+    """The journal's size pruning counted the card tables and deleted transcripts the card had not extracted."""
+    from tcccd.card.log import CardLog, Extracted
+
+    journal = TranscriptJournal.open(tmp_path, JournalSettings(max_age_days=1.0, max_bytes=64 * 1024))
+    card = CardLog.open(journal.path)
+    now = time.time()
+    seqs = [journal.append(entry(f"utterance {i} " + "x" * 200, ts=now - 3 * 86400)) for i in range(400)]
+    card.append([], Extracted(seqs[99], 1))  # the card has read the first hundred
+    journal.prune(now)
+    kept = [e.seq for e in journal.since(0.0)]
+    assert kept == seqs[100:]  # old by age, but unread: kept
+    assert journal.held_for_card == 300 and journal.health()["held_for_card"] == 300
+    card.append([], Extracted(seqs[-1], 1))
+    journal.prune(now)
+    assert journal.since(0.0) == [] and journal.held_for_card == 0
+
+    big = "c" * 1000  # the card's own tables grow past the whole budget: no transcript goes for them
+    with card.db:
+        card.db.execute("CREATE TABLE card_notes_filler (x TEXT)")
+        card.db.executemany("INSERT INTO card_notes_filler VALUES (?)", [(big,) for _ in range(300)])
+    fresh = [journal.append(entry(f"new {i}", ts=now)) for i in range(20)]
+    card.append([], Extracted(fresh[-1], 1))
+    journal.prune(now)
+    assert journal.size_bytes() > 64 * 1024 and [e.seq for e in journal.since(0.0)] == fresh
