@@ -174,6 +174,13 @@ class DuplexDevice:
             return f"no audio from {self.name!r} for {now - self.last_callback_at:.1f} s"
         return None
 
+    def silent_for(self, now: float) -> float | None:
+        """Seconds since the open stream last delivered audio; None when it is not open or not delivering yet (a
+        new stream's first audio is `lost`'s business, after START_S)."""
+        if self._stream is None or not self.last_callback_at:
+            return None
+        return now - self.last_callback_at
+
     def close(self) -> None:
         """Stop the stream without waiting on it: PortAudio's abort can block for good on a vanished device
         (a PulseAudio server that died), so it runs on a thread of its own and the stage moves on."""

@@ -16,7 +16,7 @@ from tcccd.wire.protocol import Message
 from tests.support.processes import STOP_BOUND_S, wait_gone
 from tests.support.raw_worker import RawWorker
 
-MIC = {"name": "mic", "plugin": "capture", "params": {"latency_ms": 200}}
+MIC = {"name": "mic", "plugin": "capture"}
 DICTATION = {"name": "asr", "plugin": "tests.support.stage_plugins:Dictation"}
 
 
