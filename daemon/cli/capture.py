@@ -76,8 +76,11 @@ def status_lines(report: StatusReport) -> list[str]:
             lines.append(f"capture   {stage.name}: NO DEVICE ({health.no_device_reason}); retrying")
             continue
         clipping = "CLIPPING" if health.clipping else "no clipping"
-        lines.append(f"capture   {stage.name}: {health.capture} on {health.device_name}, level "
-                     f"{health.input_level_dbfs} dBFS, {clipping}, overruns {health.overruns}, echo {health.echo}")
+        lines.append(f"capture   {stage.name}: {health.capture} on {health.device_name} at {health.device_rate_hz} Hz "
+                     f"({health.rate_source}), level {health.input_level_dbfs} dBFS, {clipping}, overruns "
+                     f"{health.overruns}, reopens {health.reopens}, echo {health.echo}")
+        if health.degraded_reason:
+            lines.append(f"capture   {stage.name}: DEGRADED: {health.degraded_reason}")
     journal = report.transcripts
     if journal:
         if journal.last_error:

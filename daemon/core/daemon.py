@@ -38,6 +38,7 @@ from tcccd.core.admission import Admission
 from tcccd.core.broker import Broker
 from tcccd.core.clients import ClientSockets
 from tcccd.core.control import ControlRouter
+from tcccd.core.degraded_watch import DegradedWatch
 from tcccd.core.local_requests import LocalRequests
 from tcccd.core.requests import RequestTable
 from tcccd.core.sources import SourceRouter
@@ -109,6 +110,8 @@ class Daemon:
         self.every(0, self.memory.tick)
         self.every(0, self.card.tick)
         self.every(TalkOverWatch.interval_s, TalkOverWatch(lambda: self.supervisor.stages, self.publish,
+                                                           self.errors.note).tick)
+        self.every(DegradedWatch.interval_s, DegradedWatch(lambda: self.supervisor.stages, self.publish,
                                                            self.errors.note).tick)
 
     def every(self, interval_s: float, hook: Callable[[float], None]) -> None:

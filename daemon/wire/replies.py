@@ -222,14 +222,19 @@ class Alert(Reply):
 
     TYPE: ClassVar[str] = "alert"
     message: Str = Field(description="what happened, for a person")
-    kind: Str | None = Field(None, description="`journal_full`, `speech_dropped`, `card_skipped` or `talk_over` "
-                                               "(the medic spoke over a read-back: the first words may be missing)")
+    kind: Str | None = Field(None, description="`journal_full`, `speech_dropped`, `card_skipped`, `talk_over` "
+                                               "(the medic spoke over a read-back: the first words may be missing), "
+                                               "`stage_degraded` (a stage reports it does not work as it should: "
+                                               "`reason` says why, e.g. a microphone that hears nothing) or "
+                                               "`stage_recovered`")
     source: Str | None = Field(None, description="`memory` for the memory capper's actions")
-    worker: Str | None = Field(None, description="the worker that was lost; talk_over: the capture stage")
+    worker: Str | None = Field(None, description="the worker that was lost; talk_over: the capture stage; "
+                                                 "stage_degraded, stage_recovered: the stage")
     request_id: Str | None = Field(None, description="speech_dropped, card_skipped: the request")
     start_s: Float | None = Field(None, description="speech_dropped: start of the speech left out")
     end_s: Float | None = Field(None, description="speech_dropped: its end")
-    reason: Str | None = Field(None, description="why (speech_dropped, card_skipped, memory)")
+    reason: Str | None = Field(None, description="why (speech_dropped, card_skipped, memory, stage_degraded; "
+                                                 "stage_recovered: what it was)")
     action: Str | None = Field(None, description="memory: `release`, `unload`, `step_down`, `refuse`, `resume`")
     targets: list[Str] | None = Field(None, description="memory: the workers or profile acted on")
     ts: Float | None = Field(None, description="memory: when")
