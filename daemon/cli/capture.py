@@ -42,11 +42,11 @@ def _set_mute(endpoint: str, muted: bool) -> int:
 
 def _transcripts(endpoint: str, args: argparse.Namespace) -> int:
     with Client(endpoint, timeout_s=10) as client:
-        reply = client.transcripts_since(since_ts=args.since or 0.0)
+        entries = client.transcripts_since(since_ts=args.since or 0.0)
     if args.json:
-        print(json.dumps(reply.to_data()["transcripts"], indent=2))
+        print(json.dumps([entry.to_data() for entry in entries], indent=2))
         return 0
-    for entry in reply.transcripts:
+    for entry in entries:
         stamp = dt.datetime.fromtimestamp(entry.ts).strftime("%Y-%m-%d %H:%M:%S")
         print(f"{stamp}  {entry.source:<6} {entry.text}")
     return 0

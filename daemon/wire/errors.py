@@ -51,6 +51,7 @@ ERROR_CODES: dict[str, str] = {
     "unknown_casualty": "card.get named a casualty that has no card",
     "unknown_event": "card.confirm or card.reject named an event id that is not on the current mission's cards",
     "unknown_mission": "card.get named a mission that has not begun",
+    "reply_too_large": "the reply's header would be over the protocol's 64 KiB limit: the daemon sent this instead",
 }
 
 

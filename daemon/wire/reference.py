@@ -101,6 +101,7 @@ def render() -> str:
     for kind, model in REPLIES.items():
         lines += _table(model, model.__name__, f"Type `{kind}`. {_doc(model)}".strip())
         parts += [p for field in model.model_fields.values() for p in _parts(field.annotation)]
+        parts += getattr(model, "PAYLOAD_PARTS", ())  # what its payload holds (a transcripts reply's entries)
     lines += ["### Parts of replies", ""]
     seen = set(REPLIES.values())
     while parts:

@@ -104,8 +104,8 @@ def test_a_transcript_published_then_sigkill_is_in_the_journal_after_restart(sta
     record = json.loads(again.cli("transcripts", "--json", "--since", str(since)).stdout)
     assert [e["text"] for e in record] == [reply.data["text"]] and record[0]["source"] == "client"
     with again.client() as client:
-        missed = client.call("transcripts.since", {"since_ts": since})
-    assert [e["text"] for e in missed.data["transcripts"]] == [reply.data["text"]]
+        missed = client.transcripts_since(since_ts=since)
+    assert [e.text for e in missed] == [reply.data["text"]]
 
 
 def test_since_accepts_epoch_iso_and_ages_and_says_what_it_wants():
