@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 SERVER_DEVICES = ("default", "pulse", "pipewire")  # ALSA devices that a running sound server takes over
 SLICE_S = 0.1  # pulsectl's connect(timeout) waits its whole timeout even once connected: ask in slices
@@ -58,9 +59,21 @@ def ask(timeout_s: float = 1.0) -> ServerAnswer:
                 if time.monotonic() >= deadline:
                     return ServerAnswer(False, frozen=True, reason=f"the sound server accepts connections but does "
                                                                    f"not answer within {timeout_s:g} s")
-        info = pulse.server_info()
-        source = pulse.get_source_by_name(info.default_source_name) if info.default_source_name else None
-        if source is None:
-            return ServerAnswer(True, reason=f"{info.server_name} {info.server_version} has no default source")
-        return ServerAnswer(True, rate_hz=int(source.sample_spec.rate), source=source.name,
-                            reason=f"{info.server_name} {info.server_version}")
+        try:
+            return _default_source(pulse)
+        except pulsectl.PulseError as exc:  # it answered, then failed a query: say so, and let PortAudio decide
+            return ServerAnswer(True, reason=f"the sound server answered but not about its sources ({exc})")
+
+
+def _default_source(pulse: Any) -> ServerAnswer:
+    """The default source, or where the server does not resolve it (pipewire-pulse without a session manager
+    names it `@DEFAULT_SOURCE@`) its first real source, else its first monitor: one graph runs at one rate."""
+    info = pulse.server_info()
+    sources = pulse.source_list()
+    named = [s for s in sources if s.name == info.default_source_name]
+    real = [s for s in sources if not s.name.endswith(".monitor")]
+    source = (named or real or sources or [None])[0]
+    server = f"{info.server_name} {info.server_version}"
+    if source is None:
+        return ServerAnswer(True, reason=f"{server} has no source")
+    return ServerAnswer(True, rate_hz=int(source.sample_spec.rate), source=source.name, reason=server)
