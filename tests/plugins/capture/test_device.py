@@ -115,3 +115,33 @@ def test_silence_waits_for_the_workers_poll_and_sound_wakes_the_stage_at_once() 
     assert woke[21:32] == [False, False, True] * 3 + [False, False]  # the pause after it at the chunk pace
     assert not any(woke[32:])  # then silence again
     assert kept == 41 - 30  # nothing is dropped: the blocks after the last wake wait for the next drain
+
+
+class Only48kStream(StaleBufferStream):
+    """A USB headset's hw device: PortAudio refuses any rate but 48 kHz."""
+
+    def __init__(self, samplerate: int, blocksize: int, callback: Any, **kwargs: Any) -> None:
+        if samplerate != 48000:
+            raise RuntimeError(f"Error opening Stream: Invalid sample rate [PaErrorCode -9997] ({samplerate})")
+        super().__init__(samplerate, blocksize, callback, **kwargs)
+
+
+def test_a_plain_alsa_device_that_only_takes_48k_opens_at_its_own_default() -> None:
+    """No sound server decides for a hw device: the stage takes PortAudio's default for it (what ALSA says the
+    device takes), not a rate of its own. Stand-in only: this machine has no sound card and no snd-aloop."""
+    from tcccd.plugins.capture.sound_server import routes_to_server
+    from tcccd.plugins.capture.stream_watch import StreamWatch
+
+    headset = {"name": "USB Headset: Audio (hw:1,0)", "max_input_channels": 1, "max_output_channels": 2,
+               "default_samplerate": 48000.0}
+    portaudio = SimpleNamespace(query_devices=lambda: [headset], Stream=Only48kStream)
+    choice = StreamWatch(None).choose_rate(None)
+    wake_fd = os.eventfd(0, os.EFD_NONBLOCK)
+    device = DuplexDevice("USB Headset", 20, 100, PlaybackQueue(), wake_fd, rate_hz=choice.rate_hz)
+    try:
+        device._open(portaudio)
+    finally:
+        device.close()
+        os.close(wake_fd)
+    assert not routes_to_server("USB Headset") and choice.source == "device default"
+    assert device.rate_hz == 48000 and device.description == headset["name"]
