@@ -41,23 +41,19 @@ def capture_health(report: dict) -> dict:
 
 
 def sample_heard(client, subscription, pulse) -> list[dict]:
-    """The sample played into the microphone, and the transcripts of it. On the loaded 2-core CI machine ALSA's
-    pulse plugin once stopped the stream as the sample began (the stage reopened it at once, logged it and counted
-    it in `reopens`) and the words heard were "It'll catch you all day.": a reopen around the sample gets it played
-    once more, since this test is about the path, and the reopen is reported where an operator looks."""
-    for _ in range(2):
-        before = capture_health(client.status())["reopens"]
-        time.sleep(2.0)  # the device's first audio, and the SUB socket joining
-        pulse.play_file(SAMPLE).wait()
-        heard = mic_transcripts(subscription, 60)
-        if capture_health(client.status())["reopens"] == before:
-            break
+    """The sample played once into the microphone, and the transcripts of it (no second chance: a stream that
+    stopped around it lost words, which is the product's fault to fix, not the test's to hide)."""
+    time.sleep(2.0)  # the device's first audio, and the SUB socket joining
+    pulse.play_file(SAMPLE).wait()
+    heard = mic_transcripts(subscription, 60)
+    assert heard, f"nothing heard; the microphone: {capture_health(client.status())}"
     return heard
 
 
 @needs_pulse
-def test_microphone_to_subscriber_mute_unplug_and_the_journal(start_daemon):
-    with running_pulse() as pulse:
+@pytest.mark.parametrize("rate_hz", [48000, 44100], ids=["48k", "44k1"])
+def test_microphone_to_subscriber_mute_unplug_and_the_journal(start_daemon, rate_hz):
+    with running_pulse(rate_hz) as pulse:
         daemon = start_daemon([MIC, ASR], ROUTES, env={"PULSE_SERVER": pulse.server})
         daemon.wait_for(lambda r: r["state"] == "healthy" and capture_health(r).get("capture") == "listening",
                         timeout_s=180)
