@@ -11,36 +11,24 @@ so an operator who only watches the events socket hears of it too.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import structlog
-
+from tcccd.core.stage_watch import StageWatch
 from tcccd.wire.protocol import Message
 from tcccd.wire.states import WorkerState
 
 
-class DegradedWatch:
-    interval_s = 0.25
+class DegradedWatch(StageWatch):
+    """`told`: the reason told when each stage became degraded, until it recovers."""
 
-    def __init__(self, stages: Callable[[], dict[str, Any]], publish: Callable[[str, Message], None],
-                 on_error: Callable[[str, str], None]) -> None:
-        self.stages = stages
-        self.publish = publish
-        self.on_error = on_error
-        self.degraded: dict[str, str] = {}  # stage -> the reason told when it became degraded
-        self.log = structlog.get_logger()
-
-    def tick(self, now: float) -> None:
-        for name, stage in self.stages().items():
-            health = getattr(stage, "health", None) or {}
-            reason = health.get("degraded_reason") if health.get("state") == WorkerState.DEGRADED else None
-            if reason and name not in self.degraded:
-                self.degraded[name] = str(reason)
-                self._tell(name, "stage_degraded", f"stage {name} is degraded: {reason}", str(reason))
-            elif not reason and name in self.degraded:
-                was = self.degraded.pop(name)
-                self._tell(name, "stage_recovered", f"stage {name} works again (it was degraded: {was})", was)
+    def saw(self, stage: str, health: dict[str, Any]) -> None:
+        reason = health.get("degraded_reason") if health.get("state") == WorkerState.DEGRADED else None
+        if reason and stage not in self.told:
+            self.told[stage] = str(reason)
+            self._tell(stage, "stage_degraded", f"stage {stage} is degraded: {reason}", str(reason))
+        elif not reason and stage in self.told:
+            was = self.told.pop(stage)
+            self._tell(stage, "stage_recovered", f"stage {stage} works again (it was degraded: {was})", was)
 
     def _tell(self, stage: str, kind: str, text: str, reason: str) -> None:
         self.log.warning(text, stage=stage, kind=kind)

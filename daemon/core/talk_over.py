@@ -10,37 +10,26 @@ new one, with what to do about it, and notes it in status' recent errors.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import structlog
-
+from tcccd.core.stage_watch import StageWatch
 from tcccd.wire.protocol import Message
 
 TEXT = ("the medic spoke over the kit's read-back ({stage}): the read-back was stopped and the first words may be "
         "missing: check the last transcript, and have the medic repeat")
 
 
-class TalkOverWatch:
-    interval_s = 0.25
+class TalkOverWatch(StageWatch):
+    """`told`: talk-overs already told per stage (a restarted worker counts from 0 again)."""
 
-    def __init__(self, stages: Callable[[], dict[str, Any]], publish: Callable[[str, Message], None],
-                 on_error: Callable[[str, str], None]) -> None:
-        self.stages = stages
-        self.publish = publish
-        self.on_error = on_error
-        self.seen: dict[str, int] = {}  # stage -> talk-overs already told (a restarted worker counts from 0 again)
-        self.log = structlog.get_logger()
-
-    def tick(self, now: float) -> None:
-        for name, stage in self.stages().items():
-            count = (getattr(stage, "health", None) or {}).get("talk_overs")
-            if not isinstance(count, int):
-                continue
-            told = self.seen.get(name, 0)
-            self.seen[name] = count
-            for _ in range(count - told):
-                self._tell(name)
+    def saw(self, stage: str, health: dict[str, Any]) -> None:
+        count = health.get("talk_overs")
+        if not isinstance(count, int):
+            return
+        told = self.told.get(stage, 0)
+        self.told[stage] = count
+        for _ in range(count - told):
+            self._tell(stage)
 
     def _tell(self, stage: str) -> None:
         text = TEXT.format(stage=stage)

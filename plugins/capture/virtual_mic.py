@@ -20,22 +20,42 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 DEFAULT_RATE_HZ = 48000
+S = TypeVar("S", bound="SoundServer")
 
 
-class PulseServer:
-    def __init__(self, tmp_dir: Path, rate_hz: int = DEFAULT_RATE_HZ) -> None:
+class SoundServer:
+    """What a virtual microphone offers a test: `server` (for PULSE_SERVER), `rate_hz`, `proc` (to freeze),
+    `start`, `stop` and `play_file` into its `kit` sink."""
+
+    def __init__(self, tmp_dir: Path, socket: str, rate_hz: int = DEFAULT_RATE_HZ) -> None:
         self.rate_hz = rate_hz
         self.dir = Path(tmp_dir)
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.socket = self.dir / "native"
+        self.socket = self.dir / socket
         self.env = {**os.environ, "XDG_RUNTIME_DIR": str(self.dir), "PULSE_SERVER": f"unix:{self.socket}"}
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def server(self) -> str:
         return self.env["PULSE_SERVER"]
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def play_file(self, wav: Path) -> subprocess.Popen[bytes]:
+        """Play a file into the sink (the microphone hears it), in the background."""
+        return subprocess.Popen(["paplay", "--device=kit", str(wav)], env=self.env)
+
+
+class PulseServer(SoundServer):
+    def __init__(self, tmp_dir: Path, rate_hz: int = DEFAULT_RATE_HZ) -> None:
+        super().__init__(tmp_dir, "native", rate_hz)
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
@@ -58,19 +78,19 @@ class PulseServer:
         self.proc = None
         self.socket.unlink(missing_ok=True)
 
-    def play_file(self, wav: Path) -> subprocess.Popen[bytes]:
-        """Play a file into the sink (the microphone hears it), in the background."""
-        return subprocess.Popen(["paplay", "--device=kit", str(wav)], env=self.env)
-
 
 def pulse_available() -> bool:
     return all(shutil.which(tool) for tool in ("pulseaudio", "pactl", "paplay"))
 
 
+def running_pulse(rate_hz: int = DEFAULT_RATE_HZ) -> contextlib.AbstractContextManager[PulseServer]:
+    return running(PulseServer, rate_hz)
+
+
 @contextlib.contextmanager
-def running_pulse(rate_hz: int = DEFAULT_RATE_HZ) -> Iterator[PulseServer]:
-    """A started server in a fresh short temp dir (a unix socket path has 108 bytes), removed after."""
-    server = PulseServer(Path(tempfile.mkdtemp(prefix="tcccd-pa-")), rate_hz)
+def running(kind: type[S], rate_hz: int = DEFAULT_RATE_HZ) -> Iterator[S]:
+    """A started server of `kind` in a fresh short temp dir (a unix socket path has 108 bytes), removed after."""
+    server = kind(Path(tempfile.mkdtemp(prefix="tcccd-snd-")), rate_hz)
     server.start()
     try:
         yield server

@@ -13,30 +13,21 @@ while pipewire-pulse still answers.
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import subprocess
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
+
+from tcccd.plugins.capture.virtual_mic import DEFAULT_RATE_HZ, SoundServer, running
 
 TOOLS = ("pipewire", "pipewire-pulse", "wireplumber", "dbus-daemon", "pactl", "paplay")
 
 
-class PipeWireServer:
-    def __init__(self, tmp_dir: Path, rate_hz: int = 48000) -> None:
-        self.rate_hz = rate_hz
-        self.dir = Path(tmp_dir)
-        self.socket = self.dir / "pulse" / "native"
-        self.env = {**os.environ, "XDG_RUNTIME_DIR": str(self.dir), "XDG_CONFIG_HOME": str(self.dir / "config"),
-                    "DBUS_SESSION_BUS_ADDRESS": f"unix:path={self.dir}/bus", "PULSE_SERVER": f"unix:{self.socket}"}
+class PipeWireServer(SoundServer):
+    def __init__(self, tmp_dir: Path, rate_hz: int = DEFAULT_RATE_HZ) -> None:
+        super().__init__(tmp_dir, "pulse/native", rate_hz)
+        self.env.update(XDG_CONFIG_HOME=str(self.dir / "config"), DBUS_SESSION_BUS_ADDRESS=f"unix:path={self.dir}/bus")
         self.procs: list[subprocess.Popen[bytes]] = []
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def server(self) -> str:
-        return self.env["PULSE_SERVER"]
 
     def start(self) -> None:
         conf = self.dir / "config" / "pipewire" / "pipewire.conf.d"
@@ -74,22 +65,10 @@ class PipeWireServer:
                     proc.wait(5)
         self.procs, self.proc = [], None
 
-    def play_file(self, wav: Path) -> subprocess.Popen[bytes]:
-        """Play a file into the sink (the microphone hears it), in the background."""
-        return subprocess.Popen(["paplay", "--device=kit", str(wav)], env=self.env)
-
 
 def pipewire_available() -> bool:
     return all(shutil.which(tool) for tool in TOOLS)
 
 
-@contextlib.contextmanager
-def running_pipewire(rate_hz: int = 48000) -> Iterator[PipeWireServer]:
-    """A started PipeWire in a fresh short temp dir, stopped and removed after."""
-    server = PipeWireServer(Path(tempfile.mkdtemp(prefix="tcccd-pw-")), rate_hz)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-        shutil.rmtree(server.dir, ignore_errors=True)
+def running_pipewire(rate_hz: int = DEFAULT_RATE_HZ) -> contextlib.AbstractContextManager[PipeWireServer]:
+    return running(PipeWireServer, rate_hz)

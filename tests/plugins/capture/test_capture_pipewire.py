@@ -10,22 +10,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pytest
 import soundfile as sf
 
 from tcccd.kit.testing import PluginHarness
-from tcccd.plugins.capture.virtual_pipewire import pipewire_available, running_pipewire
 from tests.plugins.capture.test_capture import run_for, samples_of, speech_wav, wait_audio
 from tests.plugins.capture.test_capture_health import poll_until
-
-
-@pytest.fixture(params=[48000, 44100], ids=["48k", "44k1"])
-def pipewire(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
-    if not pipewire_available():
-        pytest.skip("needs pipewire, pipewire-pulse, wireplumber and dbus-daemon (scripts/system-deps.sh)")
-    with running_pipewire(request.param) as server:
-        monkeypatch.setenv("PULSE_SERVER", server.server)
-        yield server
 
 
 def test_hears_on_pipewire_at_the_graphs_rate(pipewire, tmp_path: Path) -> None:
