@@ -2,7 +2,7 @@
 daemons, capture CPU on silence, journal append with fsync.
 
     python bench/capture.py [--rates 48000,44100] [--profiles field,emergency] [--utterances N]
-                            [--fresh-tries N] [--silence-s S] [--appends N]
+                            [--fresh-tries N] [--mismatched-tries N] [--silence-s S] [--appends N]
 
 1. End of speech to final transcript, per sound-server rate and profile: a daemon
    with the capture stage (default device and latency = a private PulseAudio
@@ -15,7 +15,8 @@ daemons, capture CPU on silence, journal append with fsync.
    Also: clips heard, and the stage's reopens and rate from status.
 2. Clips heard by fresh daemons (the 48 kHz stall: 4 of 12 before): each try starts
    a daemon, waits until the microphone listens, plays one clip and gives its
-   transcript 20 s to appear.
+   transcript 20 s to appear. With --mismatched-tries, the same at 48 kHz with the stream pinned to 44.1 kHz:
+   the rate PortAudio reports for PulseAudio's ALSA device, which the stage opened before it asked the server.
 3. Capture CPU on silence (the worker's CPU time over S s, % of one core), and
    journal append p50/p99 (SQLite WAL, synchronous=FULL: each includes fsync).
 """
@@ -44,8 +45,9 @@ SPEECH = Path(__file__).resolve().parents[1] / "tests" / "data" / "real-speech"
 ROUTES = {"transcribe": ["asr"], "stream": ["asr"]}
 
 
-def pipeline(partial_ms: int) -> list[dict[str, Any]]:
-    return [{"name": "mic", "plugin": "capture"},  # default device, rate and latency: what a kit runs
+def pipeline(partial_ms: int, pin_rate_hz: int | None = None) -> list[dict[str, Any]]:
+    mic = {"rate_hz": pin_rate_hz} if pin_rate_hz else {}  # by default: device, rate and latency as a kit runs
+    return [{"name": "mic", "plugin": "capture", "params": mic},
             {"name": "asr", "plugin": "whisper", "max_queue": 512, "start_timeout_s": 600,
              "params": {"partial_interval_ms": partial_ms}}]
 
@@ -134,13 +136,16 @@ def live_latency(files: list[Path], rate_hz: int, profile: str, partial_ms: int,
     return {"silence_cpu_pct": silence_cpu, "lags_s": lags, "decodes_s": decodes, "texts": texts, "health": health}
 
 
-def fresh_tries(path: Path, rate_hz: int, tries: int, partial_ms: int) -> tuple[int, list[int]]:
-    """How many of `tries` fresh daemons turned the played clip into a transcript within 20 s; reopens of each."""
+def fresh_tries(path: Path, rate_hz: int, tries: int, partial_ms: int,
+                pin_rate_hz: int | None = None) -> tuple[int, list[int]]:
+    """How many of `tries` fresh daemons turned the played clip into a transcript within 20 s; reopens of each.
+    `pin_rate_hz`: the stream pinned to a rate (44100 into a 48 kHz server: what PortAudio's default gave)."""
     heard, reopens = 0, []
     with running_pulse(rate_hz) as pulse:
         os.environ["PULSE_SERVER"] = pulse.server
         for _ in range(tries):
-            with tempfile.TemporaryDirectory() as tmp, running_daemon(Path(tmp), pipeline(partial_ms), ROUTES) as c:
+            with tempfile.TemporaryDirectory() as tmp, \
+                    running_daemon(Path(tmp), pipeline(partial_ms, pin_rate_hz), ROUTES) as c:
                 events = subscriber(c.status_report().endpoints.events)
                 wait_listening(c)
                 time.sleep(1.0)  # the subscription joins
@@ -172,6 +177,8 @@ def main() -> None:
     parser.add_argument("--utterances", type=int, default=12, help="clips per rate and profile (s001...)")
     parser.add_argument("--fresh-tries", type=int, default=12, help="fresh daemons per rate for the heard count "
                         "(0: skip)")
+    parser.add_argument("--mismatched-tries", type=int, default=0, help="also: fresh daemons at 48 kHz with the "
+                        "stream pinned to 44.1 kHz, the rate PortAudio reports for the pulse device (the old choice)")
     parser.add_argument("--silence-s", type=float, default=10.0)
     parser.add_argument("--appends", type=int, default=300)
     parser.add_argument("--partial-ms", type=int, default=500, help="whisper partial_interval_ms")
@@ -189,6 +196,10 @@ def main() -> None:
         heard, reopens = fresh_tries(SPEECH / "s004.wav", rate_hz, args.fresh_tries, args.partial_ms)
         print(f"{rate_hz} Hz, fresh daemons: {heard}/{args.fresh_tries} clips became transcripts; reopens per try "
               f"{reopens}")
+    if args.mismatched_tries:
+        heard, reopens = fresh_tries(SPEECH / "s004.wav", 48000, args.mismatched_tries, args.partial_ms, 44100)
+        print(f"48000 Hz server, stream pinned to 44100 Hz, fresh daemons: {heard}/{args.mismatched_tries} clips "
+              f"became transcripts; reopens per try {reopens}")
     print(f"(load at the end {os.getloadavg()[0]:.1f})")
 
 
