@@ -38,9 +38,12 @@ class ErrorNotes(Protocol):
 
 
 class AlertSink(Protocol):
-    """What an operator must know now: published as an `alert` event and noted among the recent errors."""
+    """What an operator must know now: published as an `alert` event and noted among the recent errors (`alert`),
+    or published only, when it is good news (`tell`: a stage recovered)."""
 
     def alert(self, alert: Alert, request_id: str = "-") -> None: ...
+
+    def tell(self, alert: Alert) -> None: ...
 
 
 class JournalSource(Protocol):

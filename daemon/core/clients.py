@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 import structlog
 import zmq
 
-from tcccd.wire.protocol import MAX_HEADER_BYTES, Message, new_id
+from tcccd.wire.protocol import MAX_HEADER_BYTES, Message, new_id, too_large_reply
 from tcccd.wyoming_door.settings import DOOR_ENDPOINT
 
 ZMQ_CLIENT = b"zmq:"
@@ -88,13 +88,19 @@ class ClientSockets:
                     yield prefix + routing_id, frames
 
     def send(self, client: bytes, message: Message) -> None:
-        """A reply to a client that came in by a socket; one that is gone or not reading is counted, not fatal."""
+        """A reply to a client that came in by a socket; one that is gone or not reading is counted, not fatal.
+        A reply whose header is over the protocol's limit goes as a `reply_too_large` error instead."""
         prefix, _, routing_id = client.partition(b":")
         sock = self._by_prefix.get(prefix + b":")
         try:
             if sock is None:
                 raise zmq.ZMQError(msg=f"no door for client {client!r}")
-            sock.send_multipart([routing_id, *message.to_frames()], zmq.NOBLOCK)
+            frames = message.to_frames()
+            if len(frames[0]) > MAX_HEADER_BYTES:
+                self.log.error("reply over the header limit: sent reply_too_large instead", request_id=message.id,
+                               type=message.type, header_bytes=len(frames[0]))
+                frames = too_large_reply(message, len(frames[0])).to_frames()
+            sock.send_multipart([routing_id, *frames], zmq.NOBLOCK)
         except zmq.ZMQError as exc:
             self.undeliverable += 1
             self.log.warning("reply not delivered: the client is gone or not reading", request_id=message.id,

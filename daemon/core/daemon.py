@@ -115,6 +115,7 @@ class Daemon:
         self.every(0, self.card.tick)
         self.every(0, self.tak.tick)
         self.every(health.TalkOverWatch.interval_s, health.TalkOverWatch(self.roster, self.alerts).tick)
+        self.every(health.DegradedWatch.interval_s, health.DegradedWatch(self.roster, self.alerts).tick)
 
     def every(self, interval_s: float, hook: Callable[[float], None]) -> None:
         """Run `hook(now_monotonic)` from the main loop at most every `interval_s` seconds (0: every tick)."""

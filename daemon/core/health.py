@@ -4,8 +4,8 @@
 `overall_state` is the one word an operator acts on (tcccd.cli.status_screen
 turns it into `tcccd status`'s exit code); `summary_line` is what systemd's
 STATUS= and the top of the screen show. `Alerts` publishes what an operator must
-know now and notes it among the recent errors; `TalkOverWatch` turns the capture
-stage's talk-over count into alerts.
+know now and notes it among the recent errors; the stage watches turn what a
+plugin reports in its health (talk-overs, a degraded stage) into alerts.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import structlog
 
 from tcccd.ports import AlertSink, Publisher, StageHealth
-from tcccd.wire.alerts import Alert, TalkOver
+from tcccd.wire.alerts import Alert, StageDegraded, StageRecovered, TalkOver
 from tcccd.wire.protocol import Message
 from tcccd.wire.states import HEALTHY, WorkerState
 from tcccd.wire.status import StatusReport
@@ -64,7 +64,8 @@ class RecentErrors:
 
 
 class Alerts:
-    """Implements tcccd.ports.AlertSink: an alert is published on the `alert` topic and noted for status."""
+    """Implements tcccd.ports.AlertSink: an alert is published on the `alert` topic and, when it is a problem,
+    noted among the recent errors for status."""
 
     def __init__(self, events: Publisher, errors: RecentErrors) -> None:
         self.events = events
@@ -72,34 +73,68 @@ class Alerts:
 
     def alert(self, alert: Alert, request_id: str = "-") -> None:
         self.errors.note(request_id, alert.message)
+        self.tell(alert)
+
+    def tell(self, alert: Alert) -> None:
         self.events.publish("alert", Message.event(alert))
 
 
-class TalkOverWatch:
-    """Telling the tablet when the medic talked over the kit, so words the gate could not save are not lost
-    silently.
-
-    Under the echo gate the capture stage notices the medic talk over a read-back (tcccd.plugins.capture.echo)
-    and stops it; what the medic said while the gate was closed is not transcribed. The stage counts each
-    talk-over in its health (`talk_overs`); this watch, on the main loop, raises a TalkOver alert for each new
-    one, with what to do about it.
-    """
+class StageWatch:
+    """A main-loop hook over every stage's last reported health that tells what is new in it: talk-overs, a stage
+    that reports itself degraded. One method to override: `saw`."""
 
     interval_s = 0.25
 
     def __init__(self, stages: StageHealth, alerts: AlertSink) -> None:
         self.stages = stages
         self.alerts = alerts
-        self.seen: dict[str, int] = {}  # stage -> talk-overs already told (a restarted worker counts from 0 again)
+        self.told: dict[str, Any] = {}  # stage -> what was last told about it (a count, a reason)
         self.log = structlog.get_logger()
 
     def tick(self, now: float) -> None:
         for name, health in self.stages.stage_health().items():
-            count = health.get("talk_overs")
-            if not isinstance(count, int):
-                continue
-            told = self.seen.get(name, 0)
-            self.seen[name] = count
-            for _ in range(count - told):
-                self.log.warning("medic talked over a read-back", stage=name)
-                self.alerts.alert(TalkOver(worker=name, message=TALK_OVER_TEXT.format(stage=name)))
+            self.saw(name, health)
+
+    def saw(self, stage: str, health: dict[str, Any]) -> None:
+        """One stage's health as last reported; tell what is new."""
+        raise NotImplementedError
+
+
+class TalkOverWatch(StageWatch):
+    """The medic spoke over the kit's read-back, so words the gate could not save are not lost silently.
+
+    Under the echo gate the capture stage notices the medic talk over a read-back (tcccd.plugins.capture.echo)
+    and stops it; what the medic said while the gate was closed is not transcribed. The stage counts each
+    talk-over in its health (`talk_overs`; a restarted worker counts from 0 again): one alert for each new one,
+    with what to do about it.
+    """
+
+    def saw(self, stage: str, health: dict[str, Any]) -> None:
+        count = health.get("talk_overs")
+        if not isinstance(count, int):
+            return
+        told = self.told.get(stage, 0)
+        self.told[stage] = count
+        for _ in range(count - told):
+            self.log.warning("medic talked over a read-back", stage=stage)
+            self.alerts.alert(TalkOver(worker=stage, message=TALK_OVER_TEXT.format(stage=stage)))
+
+
+class DegradedWatch(StageWatch):
+    """A stage that says it does not work as it should (a microphone that does not hear): its plugin reports
+    `state: degraded` with a `degraded_reason`, which already makes status degraded and `tcccd status` exit 1;
+    this also tells it as an alert (and a recent error) when it happens, and when the stage is well again, so an
+    operator who only watches the events socket hears of it too. `told`: the reason, until it recovers."""
+
+    def saw(self, stage: str, health: dict[str, Any]) -> None:
+        reason = health.get("degraded_reason") if health.get("state") == WorkerState.DEGRADED else None
+        if reason and stage not in self.told:
+            self.told[stage] = str(reason)
+            text = f"stage {stage} is degraded: {reason}"
+            self.log.warning(text, stage=stage)
+            self.alerts.alert(StageDegraded(worker=stage, reason=str(reason), message=text))
+        elif not reason and stage in self.told:
+            was = self.told.pop(stage)
+            text = f"stage {stage} works again (it was degraded: {was})"
+            self.log.info(text, stage=stage)
+            self.alerts.tell(StageRecovered(worker=stage, reason=was, message=text))

@@ -87,7 +87,7 @@ class LocalRequests:
             return message.error("no_route", "the transcript journal is disabled (transcripts.enabled: false)")
         ask = TranscriptsSince.model_validate(message.data)
         entries = journal.since(float(ask.since_ts), ask.after_seq, ask.limit)
-        return TranscriptsReply.from_data({"transcripts": [e.to_dict() for e in entries]}).answer(message)
+        return TranscriptsReply.answer_with(message, [e.to_dict() for e in entries], ask.limit)
 
     def summary_line(self) -> str:
         return health.summary_line(self.report())

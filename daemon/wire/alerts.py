@@ -23,8 +23,8 @@ class Alert(Reply):
     what else it carries."""
 
     TYPE: ClassVar[str] = "alert"
-    kind: Str = Field(description="`journal_full`, `speech_dropped`, `card_skipped`, `talk_over`, `worker_lost` "
-                                  "or `memory`: one model each, below")
+    kind: Str = Field(description="`journal_full`, `speech_dropped`, `card_skipped`, `talk_over`, `worker_lost`, "
+                                  "`stage_degraded`, `stage_recovered` or `memory`: one model each, below")
     message: Str = Field(description="what happened, for a person")
 
     def to_data(self) -> dict[str, Any]:
@@ -70,6 +70,23 @@ class WorkerLost(Alert):
     worker: Str = Field(description="the worker")
 
 
+class StageDegraded(Alert):
+    """A stage reports it does not work as it should (a microphone that hears nothing, one that keeps stopping, no
+    device): status shows it degraded with the reason, and `tcccd status` exits 1."""
+
+    kind: Literal["stage_degraded"] = "stage_degraded"
+    worker: Str = Field(description="the stage")
+    reason: Str = Field(description="why, as the plugin says it")
+
+
+class StageRecovered(Alert):
+    """A stage that was degraded works again."""
+
+    kind: Literal["stage_recovered"] = "stage_recovered"
+    worker: Str = Field(description="the stage")
+    reason: Str = Field(description="what it was degraded for")
+
+
 class MemoryAlert(Alert, CapperAction):
     """The memory capper acted (released, unloaded, stepped down, refused new work, resumed)."""
 
@@ -77,7 +94,7 @@ class MemoryAlert(Alert, CapperAction):
 
 
 KINDS: dict[str, type[Alert]] = {model.model_fields["kind"].default: model for model in (
-    JournalFull, SpeechDropped, CardSkipped, TalkOver, WorkerLost, MemoryAlert)}
+    JournalFull, SpeechDropped, CardSkipped, TalkOver, WorkerLost, StageDegraded, StageRecovered, MemoryAlert)}
 
 
 def read_alert(data: dict[str, Any]) -> Alert:

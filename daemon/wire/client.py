@@ -18,7 +18,7 @@ import zmq
 from tcccd.wire.curve import CurveKeys
 from tcccd.wire.errors import ErrorReply
 from tcccd.wire.protocol import AudioFormat, Message, new_id
-from tcccd.wire.replies import ProfileReply, TranscriptsReply
+from tcccd.wire.replies import JournalEntry, ProfileReply, TranscriptsReply
 from tcccd.wire.status import StatusReport
 
 REPLY_GRACE_S = 2.0
@@ -201,10 +201,16 @@ class Client:
             data["for_s"] = for_s
         return ProfileReply.from_message(self.call("profile.set", data))
 
-    def transcripts_since(self, since_ts: float = 0.0, after_seq: int = 0, limit: int = 10000) -> TranscriptsReply:
-        """The journalled transcripts after a time and/or a `journal_seq`, oldest first."""
-        data = {"since_ts": since_ts, "after_seq": after_seq, "limit": limit}
-        return TranscriptsReply.from_message(self.call("transcripts.since", data))
+    def transcripts_since(self, since_ts: float = 0.0, after_seq: int = 0, page: int = 1000) -> list[JournalEntry]:
+        """Every journalled transcript after a time and/or a `journal_seq`, oldest first, read `page` at a time."""
+        entries: list[JournalEntry] = []
+        while True:
+            reply = self.call("transcripts.since", {"since_ts": since_ts, "after_seq": after_seq, "limit": page})
+            entries += TranscriptsReply.entries_of(reply)
+            typed = TranscriptsReply.from_message(reply)
+            if not typed.more or typed.last_seq is None:
+                return entries
+            after_seq = typed.last_seq
 
     def subscribe(self, topics: Iterable[str] = ("transcript", "profile", "alert"),
                   events_endpoint: str | None = None) -> Subscription:

@@ -53,6 +53,7 @@ ERROR_CODES: dict[str, str] = {
     "unknown_mission": "card.get named a mission that has not begun",
     "tak_off": "card.send while the TAK link is off (tak.enabled: false)",
     "no_position": "card.send with no position known (gpsd, the medic's TAK device, tak.fixed_point): nothing sent",
+    "reply_too_large": "the reply's header would be over the protocol's 64 KiB limit: the daemon sent this instead",
 }
 
 

@@ -63,7 +63,8 @@ class TranscriptsSince(_Data):
 
     since_ts: StrictFloat | StrictInt = Field(0.0, ge=0, description="epoch seconds: transcripts after this time")
     after_seq: StrictInt = Field(0, ge=0, description="a `journal_seq`: transcripts after it")
-    limit: StrictInt = Field(10000, ge=1, le=10000, description="at most this many, oldest first")
+    limit: StrictInt = Field(1000, ge=1, le=10000, description="at most this many in one reply, oldest first (the "
+                             "reply says when there are more: ask again after its `last_seq`)")
 
 
 class CardGet(_Data):

@@ -176,6 +176,15 @@ class Message:
         )
 
 
+def too_large_reply(message: Message, header_bytes: int) -> Message:
+    """What goes instead of `message` when its header is over MAX_HEADER_BYTES, which every reader refuses: a
+    `reply_too_large` error under its id that says so, so no peer gets a frame it must refuse. A body that can
+    grow belongs in the payload frame, which has no such limit."""
+    text = (f"the {message.type!r} reply's header would be {header_bytes} bytes, over the protocol's limit of "
+            f"{MAX_HEADER_BYTES}: it was not sent (tcccd keeps growing lists in the payload; report this)")
+    return message.error("reply_too_large", text, final=message.final)
+
+
 def readable_id(raw: Any) -> str | None:
     """The header's id when it is a valid id string: an error can then be answered under it."""
     value = raw.get("id") if isinstance(raw, dict) else None

@@ -11,14 +11,15 @@ The status report has its own module (tcccd.wire.status).
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter, ValidationError
 
 from tcccd.wire.alerts import Alert, read_alert
 from tcccd.wire.card_replies import CardClosed, CardReviewed, CardsReply, CardUpdate
 from tcccd.wire.errors import ErrorReply
-from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, Str
+from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, ReplyInvalid, Str
 from tcccd.wire.protocol import Message
 from tcccd.wire.status import ProfileState, StatusReport
 from tcccd.wire.tak import CardSendReply, CardSendsReply
@@ -192,10 +193,40 @@ class JournalEntry(Reply):
 
 
 class TranscriptsReply(Reply):
-    """Final: the answer to transcripts.since."""
+    """Final: the answer to transcripts.since. The transcripts are in the payload (a JSON list of JournalEntry,
+    oldest first), not in `data`: with their word timings a mission's record outgrows the 64 KiB header. One reply
+    holds at most the request's `limit`; when `more` is true, ask again with `after_seq` set to `last_seq`."""
 
     TYPE: ClassVar[str] = "transcripts"
-    transcripts: list[JournalEntry] = Field(description="journalled transcripts, oldest first")
+    PAYLOAD_PARTS: ClassVar[tuple[type[Reply], ...]] = (JournalEntry,)
+    count: Int = Field(description="transcripts in the payload")
+    last_seq: Int | None = Field(description="the `journal_seq` of the last of them (null when none): the next "
+                                             "page's `after_seq`")
+    more: Bool = Field(description="the request's `limit` was reached: there may be more after `last_seq`")
+    media_type: Str = Field(description="the payload's format: `application/json`, a list of JournalEntry")
+
+    @classmethod
+    def answer_with(cls, request: Message, entries: list[dict[str, Any]], limit: int) -> Message:
+        """The reply to `request` holding `entries` (journal rows as dicts, as recorded) in its payload. They are
+        written as the journal holds them: one entry a reader cannot type must not make the record unreadable."""
+        body = json.dumps(entries, separators=(",", ":"), allow_nan=False).encode()
+        data = cls.from_data({"count": len(entries), "last_seq": entries[-1]["seq"] if entries else None,
+                              "more": len(entries) >= limit, "media_type": "application/json"}).to_data()
+        return request.reply(cls.TYPE, data, final=True, payload=body)
+
+    @staticmethod
+    def entries_of(message: Message) -> list[JournalEntry]:
+        """The transcripts in a `transcripts` reply's payload; ReplyInvalid when there are none or they break
+        the model."""
+        if message.payload is None:
+            raise ReplyInvalid("a 'transcripts' reply carries its transcripts in the payload, and this one has none")
+        try:
+            return _ENTRIES.validate_json(message.payload)
+        except ValidationError as exc:
+            raise ReplyInvalid(f"the 'transcripts' payload is not a list of journal entries: {exc}") from None
+
+
+_ENTRIES = TypeAdapter(list[JournalEntry])
 
 
 class AudioReply(OpenReply):

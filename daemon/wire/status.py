@@ -47,7 +47,10 @@ class PluginHealth(OpenReply):
     backend, model, device, voice...), which tcccd passes on as the plugin gives them. Empty until the worker's
     first heartbeat."""
 
-    state: WorkerState | None = Field(None, description="the stage's own state, as the plugin kit sees it")
+    state: WorkerState | None = Field(None, description="the stage's own state, as the plugin kit sees it, or "
+                                      "`degraded` when the plugin reports that it does not work as it should")
+    degraded_reason: Str | None = Field(None, description="why the plugin reports itself degraded (shown in "
+                                                          "status and sent as an alert)")
     plugin: Str | None = Field(None, description="the plugin's name")
     last_error: Str | None = Field(None, description="the last error it reported")
     errors: Int | None = Field(None, description="errors since it started")
@@ -69,7 +72,10 @@ class CaptureHealth(PluginHealth):
     muted: Bool | None = Field(None, description="muted by `capture.mute`")
     no_device_reason: Str | None = Field(None, description="why there is no device; it is retried with backoff")
     device_name: Str | None = Field(None, description="the device in use")
-    device_rate_hz: Int | None = Field(None, description="its sample rate")
+    device_rate_hz: Int | None = Field(None, description="the rate the stream runs at")
+    rate_source: Str | None = Field(None, description="where that rate came from: `sound server` (the rate "
+                                    "PulseAudio or PipeWire runs), `config` (rate_hz), `device default` "
+                                    "(PortAudio's), or why it was switched after stalls")
     input_level_dbfs: Float | None = Field(None, description="input level")
     input_peak_dbfs: Float | None = Field(None, description="input peak")
     clipping: Bool | None = Field(None, description="the input clips now")
@@ -77,6 +83,8 @@ class CaptureHealth(PluginHealth):
     overruns: Int | None = Field(None, description="blocks dropped because the stage fell behind, plus PortAudio "
                                                    "input overflows")
     reopens: Int | None = Field(None, description="times the device was opened again")
+    recent_reopens: Int | None = Field(None, description="reopens in the last minute: 2 or more make the stage "
+                                                         "degraded")
     echo: Str | None = Field(None, description="echo handling: `gate` or `aec`")
     playing: Bool | None = Field(None, description="the speaker plays now")
     gated_s: Float | None = Field(None, description="seconds of microphone gated while the speaker played")

@@ -33,13 +33,14 @@ DROPPED = {"start_s": 5.0, "end_s": 9.5, "reason": "not_transcribed"}
 PROFILE = {"name": "training", "reason": "set by a client; battery 15% stayed <= 20% for 5 s", "since": 1.8e9,
            "requested": "field", "override_until": None, "cap": "training", "reading": "battery_percent", "value": 15.0}
 LATENCY = {"p50_ms": 12.5, "p95_ms": 30.1, "p99_ms": 44.0, "count": 512}
-CAPTURE_HEALTH = {"state": "ready", "plugin": "capture", "last_error": None, "errors": 0, "latency": LATENCY,
+CAPTURE_HEALTH = {"state": "degraded", "degraded_reason": "no microphone: unplugged", "plugin": "capture",
+                  "last_error": None, "errors": 0, "latency": LATENCY,
                   "health_error": None, "capture": "no_device", "device": "default", "muted": False,
                   "no_device_reason": "unplugged", "device_name": None, "device_rate_hz": None,
-                  "input_level_dbfs": -90.0, "input_peak_dbfs": -90.0, "clipping": False, "clipped_samples": 0,
-                  "overruns": 0, "reopens": 2, "echo": "gate", "playing": False, "gated_s": 0.0, "barge_ins": 0,
-                  "talk_overs": 0, "stream_id": None}
-STAGE = {"name": "mic", "plugin": "capture", "worker": "mic", "state": "ready", "pid": 4242, "restarts": 0,
+                  "rate_source": None, "input_level_dbfs": -90.0, "input_peak_dbfs": -90.0, "clipping": False,
+                  "clipped_samples": 0, "overruns": 0, "reopens": 2, "recent_reopens": 0, "echo": "gate",
+                  "playing": False, "gated_s": 0.0, "barge_ins": 0, "talk_overs": 0, "stream_id": None}
+STAGE = {"name": "mic", "plugin": "capture", "worker": "mic", "state": "degraded", "pid": 4242, "restarts": 0,
          "queue_depth": 0, "max_queue": 16, "dropped_audio_chunks": 0, "busy_rejections": 0, "last_error": None,
          "latency": LATENCY, "rss_bytes": 60_000_000, "peak_rss_bytes": 70_000_000, "plugin_health": CAPTURE_HEALTH}
 MEMORY = {"daemon_rss_bytes": 47_000_000, "total_rss_bytes": 107_000_000, "enabled": True,
@@ -55,7 +56,7 @@ MEMORY = {"daemon_rss_bytes": 47_000_000, "total_rss_bytes": 107_000_000, "enabl
                    "pressure_some_avg10": 0.0, "pressure_full_avg10": 0.0,
                    "cgroup": {"version": 2, "current_bytes": 100_000_000, "limit_bytes": None,
                               "working_set_bytes": 90_000_000}}}
-STATUS = {"version": "0.1.0", "pid": 4000, "uptime_s": 61.5, "state": "healthy", "profile": PROFILE,
+STATUS = {"version": "0.1.0", "pid": 4000, "uptime_s": 61.5, "state": "degraded", "profile": PROFILE,
           "stages": [STAGE], "requests_in_flight": 0, "memory": MEMORY,
           "endpoints": {"client": "tcp://127.0.0.1:7781", "events": "tcp://127.0.0.1:7782"},
           "counters": {"unreadable_messages": 0, "bad_messages": 1, "late_outputs": 0, "late_inputs": 0,
@@ -104,8 +105,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                          "reading": "battery_percent", "value": 15.0, "override_until": None,
                          "readings": {"battery_percent": 15.0, "hottest_c": None}},
     "transcript": TRANSCRIPT,
-    "transcripts": {"transcripts": [{"seq": 7, "ts": 1.8e9, "source": "mic", "profile": "field", "request_id": "r1",
-                                     "text": "1 g TXA at 0915", "confidence": 0.81, "segments": [SEGMENT]}]},
+    "transcripts": {"count": 1, "last_seq": 7, "more": False, "media_type": "application/json"},
     "audio": {"sentence": 2, "frames": 28, "duration_s": 2.5, "sample_rate_hz": 22050, "sentences": 2,
               "first_audio_ms": 160.0},
     "capture": {"capture": "muted", "muted": True, "device": "default"},

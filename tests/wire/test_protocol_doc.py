@@ -48,6 +48,7 @@ def all_models() -> dict[str, type[BaseModel]]:
             continue
         found[model.__name__] = model
         todo += [p for field in model.model_fields.values() for p in reference._parts(field.annotation)]
+        todo += getattr(model, "PAYLOAD_PARTS", ())  # what a reply carries in its payload
     return found
 
 
