@@ -10,13 +10,14 @@ one place, tcccd.core.daemon.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from tcccd.config import Config, ProfileFile
     from tcccd.record.journal import TranscriptJournal
     from tcccd.wire.alerts import Alert
     from tcccd.wire.protocol import Message
+    from tcccd.wire.status import PluginHealth
 
 
 class ConfigSource(Protocol):
@@ -69,7 +70,7 @@ class RunningProfile(Protocol):
 class StageHealth(Protocol):
     """Each stage's plugin health as its worker last reported it (tcccd.core.roster.Roster)."""
 
-    def stage_health(self) -> dict[str, dict[str, Any]]: ...
+    def stage_health(self) -> dict[str, PluginHealth]: ...
 
 
 class Requester(Protocol):

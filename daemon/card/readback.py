@@ -42,6 +42,7 @@ from tcccd.card.exports.lines import AVPU_WORDS, num
 from tcccd.ports import ConfigSource, Requester, RunningProfile, StageHealth
 from tcccd.wire.card_events import Event
 from tcccd.wire.protocol import Message
+from tcccd.wire.status import CaptureHealth
 
 QUIET_AFTER_PARTIAL_S = 2.0  # a partial this recent means the medic is still talking
 READBACK_DEADLINE_S = 30.0
@@ -174,9 +175,9 @@ class ReadBack:
         """Why the read-back's route cannot sound now: a capture stage on it reports no audio device."""
         health = self.stages.stage_health()
         for name in self.config.current().routes.get(PLAY_ROUTE, []):
-            stage = health.get(name) or {}
-            if stage.get("capture") == "no_device":
-                return f"no speaker: {stage.get('no_device_reason') or 'the audio device is missing'}"
+            stage = health.get(name)
+            if isinstance(stage, CaptureHealth) and stage.capture == "no_device":
+                return f"no speaker: {stage.no_device_reason or 'the audio device is missing'}"
         return None
 
     def heard(self, source: str, partial: bool) -> None:

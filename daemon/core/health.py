@@ -20,15 +20,15 @@ from tcccd.ports import AlertSink, Publisher, StageHealth
 from tcccd.wire.alerts import Alert, StageDegraded, StageRecovered, TalkOver
 from tcccd.wire.protocol import Message
 from tcccd.wire.states import HEALTHY, WorkerState
-from tcccd.wire.status import StatusReport
+from tcccd.wire.status import CaptureHealth, PluginHealth, StatusReport
 
 TALK_OVER_TEXT = ("the medic spoke over the kit's read-back ({stage}): the read-back was stopped and the first "
                   "words may be missing: check the last transcript, and have the medic repeat")
 
 
-def stage_state(worker_state: str, stage_health: dict[str, Any]) -> str:
+def stage_state(worker_state: str, stage_health: PluginHealth) -> str:
     """A stage's state: its worker's, unless the plugin itself reports worse."""
-    reported = stage_health.get("state")
+    reported = stage_health.state
     if worker_state == WorkerState.READY and reported in (WorkerState.DEGRADED, WorkerState.FAILED):
         return reported
     return worker_state
@@ -95,7 +95,7 @@ class StageWatch:
         for name, health in self.stages.stage_health().items():
             self.saw(name, health)
 
-    def saw(self, stage: str, health: dict[str, Any]) -> None:
+    def saw(self, stage: str, health: PluginHealth) -> None:
         """One stage's health as last reported; tell what is new."""
         raise NotImplementedError
 
@@ -109,9 +109,9 @@ class TalkOverWatch(StageWatch):
     with what to do about it.
     """
 
-    def saw(self, stage: str, health: dict[str, Any]) -> None:
-        count = health.get("talk_overs")
-        if not isinstance(count, int):
+    def saw(self, stage: str, health: PluginHealth) -> None:
+        count = health.talk_overs if isinstance(health, CaptureHealth) else None
+        if count is None:
             return
         told = self.told.get(stage, 0)
         self.told[stage] = count
@@ -126,8 +126,8 @@ class DegradedWatch(StageWatch):
     this also tells it as an alert (and a recent error) when it happens, and when the stage is well again, so an
     operator who only watches the events socket hears of it too. `told`: the reason, until it recovers."""
 
-    def saw(self, stage: str, health: dict[str, Any]) -> None:
-        reason = health.get("degraded_reason") if health.get("state") == WorkerState.DEGRADED else None
+    def saw(self, stage: str, health: PluginHealth) -> None:
+        reason = health.degraded_reason if health.state == WorkerState.DEGRADED else None
         if reason and stage not in self.told:
             self.told[stage] = str(reason)
             text = f"stage {stage} is degraded: {reason}"

@@ -101,9 +101,10 @@ class LocalRequests:
                     "state": health.stage_state(handle.state, stage.health), "pid": handle.info.get("pid"),
                     "restarts": handle.restarts, "queue_depth": stage.pending, "max_queue": stage.config.max_queue,
                     "dropped_audio_chunks": stage.dropped_audio_chunks, "busy_rejections": stage.busy_rejections,
-                    "last_error": handle.last_error or stage.last_error or stage.health.get("last_error"),
-                    "latency": stage.health.get("latency", {}), "rss_bytes": handle.info.get("rss_bytes"),
-                    "peak_rss_bytes": handle.info.get("peak_rss_bytes"), "plugin_health": stage.health,
+                    "last_error": handle.last_error or stage.last_error or stage.health.last_error,
+                    "latency": stage.health.latency.to_data() if stage.health.latency else {},
+                    "rss_bytes": handle.info.get("rss_bytes"), "peak_rss_bytes": handle.info.get("peak_rss_bytes"),
+                    "plugin_health": stage.health.to_data(),
                 })
         daemon_rss = psutil.Process().memory_info().rss
         worker_rss = sum(h.info.get("rss_bytes") or 0 for h in self.roster.handles() if h.alive)

@@ -14,6 +14,7 @@ from typing import Any
 from tcccd.config import Config, StageConfig
 from tcccd.core.workers import StageRuntime, WorkerHandle
 from tcccd.wire.control import Snapshot
+from tcccd.wire.status import PluginHealth, read_plugin_health
 
 
 class Roster:
@@ -62,8 +63,8 @@ class Roster:
         handle = self._workers.get(name)
         return handle if handle is not None and str(handle.generation) == gen else None
 
-    def stage_health(self) -> dict[str, dict[str, Any]]:
-        """Each stage's plugin health as its worker last reported it."""
+    def stage_health(self) -> dict[str, PluginHealth]:
+        """Each stage's plugin health as its worker last reported it, as its plugin's model."""
         return {name: stage.health for name, stage in self._stages.items()}
 
     def stage_params(self) -> dict[str, dict[str, Any]]:
@@ -108,7 +109,7 @@ class Roster:
         handle.info = snapshot.model_dump(exclude={"stages"})
         for name, health in snapshot.stages.items():
             if name in self._stages:
-                self._stages[name].health = health
+                self._stages[name].health = read_plugin_health(health)
 
     def commit_params(self, params: dict[str, dict[str, Any]]) -> None:
         """A profile switch every worker accepted: restarts from now on start with these parameters."""

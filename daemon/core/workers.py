@@ -23,6 +23,7 @@ from tcccd.config import Config, RestartPolicy, StageConfig
 from tcccd.system.notify import child_env
 from tcccd.wire.protocol import Message
 from tcccd.wire.states import COMING_UP, WorkerState
+from tcccd.wire.status import PluginHealth
 
 THREAD_VARIABLES = ("TCCCD_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
@@ -37,7 +38,7 @@ class StageRuntime:
     dropped_audio_chunks: int = 0
     busy_rejections: int = 0
     last_error: str | None = None
-    health: dict[str, Any] = field(default_factory=dict)
+    health: PluginHealth = field(default_factory=PluginHealth)
 
     @property
     def queue_full(self) -> bool:

@@ -10,11 +10,11 @@ microphone stage reports.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, Str
+from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, ReplyInvalid, Str
 from tcccd.wire.states import WorkerState
 from tcccd.wire.status_memory import MemoryStatus
 from tcccd.wire.tak import TakStatus
@@ -92,6 +92,20 @@ class CaptureHealth(PluginHealth):
     talk_overs: Int | None = Field(None, description="times the gate heard the medic talk over the kit and "
                                                      "passed the cleaned audio (echo: gate with barge_in)")
     stream_id: Str | None = Field(None, description="the open listening stream's request id")
+
+
+PLUGIN_HEALTH: dict[str, type[PluginHealth]] = {"capture": CaptureHealth}
+
+
+def read_plugin_health(data: dict[str, Any]) -> PluginHealth:
+    """A stage's reported health as its plugin's model (CaptureHealth for `capture`, PluginHealth for others).
+    A report that breaks the model is kept as an empty health that says why: a plugin's bug is not the daemon's."""
+    model = PLUGIN_HEALTH.get(str(data.get("plugin")), PluginHealth)
+    try:
+        return model.from_data(data, "plugin_health")
+    except ReplyInvalid as exc:
+        return PluginHealth(plugin=data.get("plugin") if isinstance(data.get("plugin"), str) else None,
+                            health_error=str(exc))
 
 
 class StageStatus(Reply):

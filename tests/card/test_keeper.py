@@ -29,6 +29,7 @@ from tcccd.record.feed import JournalSlot
 from tcccd.record.journal import Entry, JournalSettings, TranscriptJournal
 from tcccd.wire.card_replies import CardsReply
 from tcccd.wire.protocol import Message
+from tcccd.wire.status import PluginHealth, read_plugin_health
 from tests.support.card_fields import fields
 from tests.support.card_scenarios import CARD_PLUGIN, segment
 
@@ -55,10 +56,11 @@ class Stages:
     def __init__(self, speaker_missing: str | None) -> None:
         self.speaker_missing = speaker_missing
 
-    def stage_health(self) -> dict[str, dict[str, Any]]:
+    def stage_health(self) -> dict[str, PluginHealth]:
         if self.speaker_missing is None:
-            return {"mic": {"capture": "listening"}}
-        return {"mic": {"capture": "no_device", "no_device_reason": self.speaker_missing.removeprefix("no speaker: ")}}
+            return {"mic": read_plugin_health({"plugin": "capture", "capture": "listening"})}
+        reason = self.speaker_missing.removeprefix("no speaker: ")
+        return {"mic": read_plugin_health({"plugin": "capture", "capture": "no_device", "no_device_reason": reason})}
 
 
 class Profile:

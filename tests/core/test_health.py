@@ -8,16 +8,18 @@ from typing import Any
 from tcccd.core.health import Alerts, DegradedWatch, RecentErrors, TalkOverWatch
 from tcccd.wire.alerts import StageDegraded, StageRecovered, TalkOver
 from tcccd.wire.replies import read_reply
+from tcccd.wire.status import PluginHealth, read_plugin_health
 
 
 class Stages:
     """What the workers last reported of their stages' health."""
 
     def __init__(self) -> None:
-        self.health: dict[str, dict[str, Any]] = {"mic": {"talk_overs": 0}, "asr": {"backend": "torch"}}
+        self.health: dict[str, dict[str, Any]] = {"mic": {"plugin": "capture", "talk_overs": 0},
+                                                   "asr": {"plugin": "whisper", "backend": "torch"}}
 
-    def stage_health(self) -> dict[str, dict[str, Any]]:
-        return self.health
+    def stage_health(self) -> dict[str, PluginHealth]:
+        return {name: read_plugin_health(health) for name, health in self.health.items()}
 
 
 class Events:
@@ -34,7 +36,7 @@ def test_each_new_talk_over_is_told_once_and_a_restarted_worker_counts_again():
     watch = TalkOverWatch(stages, Alerts(events, recent))
     watch.tick(0.0)
     assert published == [] and not recent.entries
-    stages.health["mic"] = {"talk_overs": 2}
+    stages.health["mic"] = {"plugin": "capture", "talk_overs": 2}
     watch.tick(0.25)
     watch.tick(0.5)  # nothing new
     assert len(published) == 2 and len(recent.entries) == 2  # one alert per talk-over
@@ -42,9 +44,9 @@ def test_each_new_talk_over_is_told_once_and_a_restarted_worker_counts_again():
     alert = read_reply(message)
     assert topic == "alert" and isinstance(alert, TalkOver) and alert.worker == "mic"
     assert "first words may be missing" in alert.message and recent.entries[0]["message"] == alert.message
-    stages.health["mic"] = {"talk_overs": 0}  # the worker restarted
+    stages.health["mic"] = {"plugin": "capture", "talk_overs": 0}  # the worker restarted
     watch.tick(0.75)
-    stages.health["mic"] = {"talk_overs": 1}
+    stages.health["mic"] = {"plugin": "capture", "talk_overs": 1}
     watch.tick(1.0)
     assert len(published) == 3
 

@@ -136,6 +136,10 @@ ALERTS = {  # one example of each alert kind, every field set
                      "reason": "the card stage refused it (bad_message)"},
     "talk_over": {"kind": "talk_over", "message": "the medic spoke over the kit's read-back (mic)", "worker": "mic"},
     "worker_lost": {"kind": "worker_lost", "message": "worker asr: killed by signal SIGKILL", "worker": "asr"},
+    "stage_degraded": {"kind": "stage_degraded", "message": "stage mic is degraded: no microphone", "worker": "mic",
+                       "reason": "no microphone: no audio device named 'default'"},
+    "stage_recovered": {"kind": "stage_recovered", "message": "stage mic works again", "worker": "mic",
+                        "reason": "no microphone: no audio device named 'default'"},
     "memory": {"kind": "memory", "message": "memory capper: release asr: over budget", "action": "release",
                "targets": ["asr"], "reason": "over budget", "ts": 1.8e9, "used_bytes": 1, "budget_bytes": 2},
 }

@@ -10,7 +10,7 @@ from tcccd.wire.errors import ERROR_CODES, ErrorReply
 from tcccd.wire.model import ReplyInvalid, undocumented
 from tcccd.wire.protocol import Message
 from tcccd.wire.replies import REPLIES, Transcript, read_reply
-from tcccd.wire.status import CaptureHealth, StatusReport
+from tcccd.wire.status import CaptureHealth, StatusReport, read_plugin_health
 from tests.support.reply_examples import ALERTS, EXAMPLES, example
 
 
@@ -107,3 +107,14 @@ def test_an_error_code_outside_the_documented_list_is_refused_where_it_is_made()
 
 def test_a_custom_stage_type_has_no_reply_model():
     assert read_reply(Message("echo", data={"n": 1})) is None
+
+
+def test_a_stage_health_is_read_as_its_plugins_model_and_a_broken_one_says_why():
+    capture = read_plugin_health({"plugin": "capture", "state": "degraded", "capture": "no_device",
+                                  "degraded_reason": "no microphone", "talk_overs": 2, "model": "x"})
+    assert isinstance(capture, CaptureHealth) and capture.talk_overs == 2 and capture.fact("model") == "x"
+    assert capture.to_data()["degraded_reason"] == "no microphone"
+    other = read_plugin_health({"plugin": "whisper", "backend": "onnxruntime"})
+    assert type(other).__name__ == "PluginHealth" and other.fact("backend") == "onnxruntime"
+    broken = read_plugin_health({"plugin": "capture", "talk_overs": "many"})
+    assert broken.state is None and "plugin_health.talk_overs" in (broken.health_error or "")
