@@ -6,6 +6,7 @@ CoT event it read, as bytes, in order. Loopback only.
 from __future__ import annotations
 
 import asyncio
+import ssl
 import threading
 import time
 import warnings
@@ -94,21 +95,28 @@ class UdpReceiver(Peer):
 
 class TcpListener(Peer):
     """A CoT listener on 127.0.0.1:port (what a TAK server's streaming port is to tcccd), read with pytak's
-    RXWorker; `down()` closes it and every connection, `up()` opens it again."""
+    RXWorker; `down()` closes it and every connection, `up()` opens it again. With `ssl_context` it is a TAK
+    server's TLS streaming port: `peers` keeps the subject of each client certificate it accepted."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, ssl_context: ssl.SSLContext | None = None) -> None:
         super().__init__()
         self.port = port
+        self.ssl_context = ssl_context
         self.server: asyncio.AbstractServer | None = None
         self.writers: list[asyncio.StreamWriter] = []
+        self.peers: list[dict[str, str]] = []
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.writers.append(writer)
+        cert = writer.get_extra_info("peercert")
+        if cert is not None:
+            with self._lock:
+                self.peers.append({k: v for rdn in cert["subject"] for k, v in rdn})
         await self._read(f"tcp://127.0.0.1:{self.port}", reader)
 
     def up(self) -> TcpListener:
         async def start() -> None:
-            self.server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+            self.server = await asyncio.start_server(self._serve, "127.0.0.1", self.port, ssl=self.ssl_context)
         self.run(start())
         return self
 
@@ -127,6 +135,32 @@ class TcpListener(Peer):
                 writer.close()
             self.writers.clear()
         self.run(stop())
+
+
+class SlowLink(Peer):
+    """A TCP relay on 127.0.0.1:port to 127.0.0.1:target that delivers what the server sends `delay_s` late (its
+    close too): a radio link's latency on loopback, where a server's answer otherwise arrives at once."""
+
+    def __init__(self, port: int, target: int, delay_s: float) -> None:
+        super().__init__()
+        self.target, self.delay_s = target, delay_s
+
+        async def start() -> None:
+            self.server = await asyncio.start_server(self._relay, "127.0.0.1", port)
+        self.run(start())
+
+    async def _relay(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
+        server_reader, server_writer = await asyncio.open_connection("127.0.0.1", self.target)
+
+        async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, delay_s: float) -> None:
+            while data := await reader.read(65536):
+                await asyncio.sleep(delay_s)
+                writer.write(data)
+                await writer.drain()
+            await asyncio.sleep(delay_s)
+            writer.close()
+        await asyncio.gather(pipe(client_reader, server_writer, 0.0),
+                             pipe(server_reader, client_writer, self.delay_s), return_exceptions=True)
 
 
 class TakClient(Peer):
