@@ -8,7 +8,10 @@ once (`TXWorker.send_data`: written and drained), and reads the feed for the
 medic's TAK device (tcccd.tak.feed). On TCP or TLS the first event is pytak's
 hello (`t-x-d-d`, no position): a TAK server takes a client's first event as its
 announcement (FreeTAKServer relays nothing to or from a client that sends none).
-A server that is down or refuses is tried
+Over TLS the unit's certificate comes from tcccd.tak.tls (read at every
+attempt, held in memory), and nothing is written until the server has shown it
+accepted the certificate (`_accepted`: on TLS 1.3 a refusal comes after the
+connection opened). A server that is down or refuses is tried
 again after a doubling delay (`retry_initial_s` to `retry_max_s`); events wait in
 order meanwhile and leave once the link is back. An event leaves only while the
 connection's reading side is open: a server that closed it is reconnected first.
@@ -24,13 +27,15 @@ import time
 import warnings
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlparse
 
-from tcccd.tak import gpsd
+from tcccd.tak import gpsd, tls
 from tcccd.tak.cot import Point, restamp
 from tcccd.tak.feed import device_point
 from tcccd.tak_settings import TakSettings
 
 CONNECT_TIMEOUT_S = 10.0
+TLS_ACCEPT_WAIT_S = 2.0  # on TLS 1.3, how long an open connection with no session ticket waits before it is used
 GPSD_RETRY_S = 5.0
 STEADY_S = 30.0  # a connection that lived this long starts the next retry from retry_initial_s
 
@@ -67,9 +72,8 @@ def _describe(exc: BaseException) -> str:
 
 
 class TakLink:
-    def __init__(self, settings: TakSettings, password: str | None = None) -> None:
+    def __init__(self, settings: TakSettings) -> None:
         self.settings = settings
-        self.password = password
         self.reports: queue.SimpleQueue[Report] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._state: dict[str, Any] = {"connected": False, "since": None, "error": "starting", "retry_at": None}
@@ -134,33 +138,45 @@ class TakLink:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    def _pytak_config(self) -> Any:
+    def _pytak_config(self, identity: str | None) -> Any:
+        """pytak's settings; `identity`: the unit's key and certificate as a PEM file (TLS only)."""
         from configparser import ConfigParser
 
-        s, tls = self.settings, self.settings.tls
+        s = self.settings
         values = {"COT_URL": s.url, "TAK_PROTO": "1" if s.protocol == "protobuf" else "0",
-                  "PYTAK_TLS_CLIENT_CERT": tls.client_cert, "PYTAK_TLS_CLIENT_KEY": tls.client_key,
-                  "PYTAK_TLS_CLIENT_CAFILE": tls.ca_file, "PYTAK_TLS_CLIENT_PASSWORD": self.password,
-                  "PYTAK_TLS_SERVER_EXPECTED_HOSTNAME": tls.server_hostname}
+                  "PYTAK_TLS_CLIENT_CERT": identity, "PYTAK_TLS_CLIENT_KEY": identity,
+                  "PYTAK_TLS_CLIENT_CAFILE": s.tls.ca_file, "PYTAK_TLS_SERVER_EXPECTED_HOSTNAME": s.tls.server_hostname}
         parser = ConfigParser(interpolation=None)
         parser["tcccd"] = {k: str(v) for k, v in values.items() if v is not None}
         return parser["tcccd"]
+
+    async def _connect(self, pytak: Any) -> tuple[Any, Any, Any]:
+        """A connection through pytak: (reader, writer, pytak's settings). Over TLS the unit's certificate is
+        read again at every attempt and lives in memory only for the handshake."""
+        if self.settings.transport != "tls":
+            config = self._pytak_config(None)
+            return (*await asyncio.wait_for(pytak.protocol_factory(config), CONNECT_TIMEOUT_S), config)
+        with tls.memory_file(tls.identity_pem(self.settings.tls)) as identity:
+            config = self._pytak_config(identity)
+            reader, writer = await asyncio.wait_for(pytak.protocol_factory(config), CONNECT_TIMEOUT_S)
+        return reader, writer, config
 
     async def _connections(self) -> None:
         with warnings.catch_warnings():  # pytak warns at import about optional packages it does not need here
             warnings.simplefilter("ignore")
             import pytak
         delay = self.settings.retry_initial_s
+        host = urlparse(self.settings.url).hostname or ""
         while True:
-            config = self._pytak_config()
             try:
-                reader, writer = await asyncio.wait_for(pytak.protocol_factory(config), CONNECT_TIMEOUT_S)
+                reader, writer, config = await self._connect(pytak)
             except asyncio.CancelledError:
                 raise
+            except tls.TlsProblem as exc:  # the unit's certificate: retried, the operator may fix the file
+                error = str(exc)
             except Exception as exc:  # noqa: BLE001 - refused, unreachable, TLS refused: all retried
-                error = _describe(exc)
+                error = tls.verification_failure(exc, self.settings.tls, host) or _describe(exc)
             else:
-                self._set(True, None)
                 started = time.monotonic()
                 error = await self._session(pytak, config, reader, writer)
                 if time.monotonic() - started >= STEADY_S:
@@ -176,6 +192,10 @@ class TakLink:
             if reader is not None else None
         assert self._wake is not None
         try:
+            refused = await self._accepted(writer, receiving)
+            if refused is not None:
+                return refused
+            self._set(True, None)
             if self.settings.transport != "udp":  # a TAK server takes a client's first event as its hello
                 await tx.send_data(pytak.hello_event(self.settings.kit_uid))
             while True:
@@ -204,6 +224,28 @@ class TakLink:
                 close = getattr(end, "close", None)
                 if close is not None:
                     close()
+
+    async def _accepted(self, writer: Any, receiving: asyncio.Task[str] | None) -> str | None:
+        """None once the server has shown it accepted the unit; else why it did not. On TLS 1.3 a server checks
+        the client's certificate after the client's side of the handshake is over, so a refusal comes as the
+        connection's end after it "opened": writing then would mark events sent that no server took. Nothing is
+        written until the server's session ticket arrives (sent once it accepted the certificate) or the
+        connection stayed open TLS_ACCEPT_WAIT_S (a server that issues no tickets)."""
+        if self.settings.transport != "tls":
+            return None
+        ssl_object = writer.get_extra_info("ssl_object")
+        if ssl_object is None or ssl_object.version() != "TLSv1.3":  # TLS 1.2 checked it within the handshake
+            return None
+        deadline = time.monotonic() + TLS_ACCEPT_WAIT_S
+        while time.monotonic() < deadline:
+            if receiving is not None and receiving.done():
+                exc = receiving.exception()
+                return tls.refusal(_describe(exc) if exc is not None else None, self.settings.tls)
+            session = ssl_object.session
+            if session is not None and session.has_ticket:
+                return None
+            await asyncio.sleep(0.01)
+        return None
 
     async def _receive(self, rx: Any, reader: Any) -> str:
         """The feed, read-only: the medic's device's position reports. Returns when the server closed it."""

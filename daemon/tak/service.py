@@ -49,7 +49,6 @@ class TakService:
         self.settings: TakSettings | None = None
         self.positions = PositionBook(TakSettings())
         self.link: TakLink | None = None
-        self.link_problem: str | None = None
         self.outbox: Outbox | None = None
         self._outbox_path: Path | None = None
         self.log = structlog.get_logger()
@@ -122,18 +121,10 @@ class TakService:
         if s == self.settings:
             return
         self._stop_link()
-        self.settings, self.positions, self.link_problem = s, PositionBook(s), None
+        self.settings, self.positions = s, PositionBook(s)
         if not s.enabled:
             return
-        password = None
-        if s.tls.password_file is not None:
-            try:
-                password = s.tls.password_file.read_text().strip()
-            except OSError as exc:
-                self.link_problem = f"cannot read tak.tls.password_file: {exc.strerror}"
-                self.log.error("TAK link not started", reason=self.link_problem)
-                return
-        self.link = TakLink(s, password)
+        self.link = TakLink(s)
         self.link.start()
         outbox = self.outbox_now()
         for send in outbox.pending() if outbox is not None else []:
@@ -185,7 +176,7 @@ class TakService:
         outbox = self.outbox_now()
         queued = len(outbox.pending()) if outbox is not None else 0
         if self.link is None:
-            return f"tak: not connected to {s.url} ({self.link_problem or 'not started'}); {queued} queued"
+            return f"tak: not connected to {s.url} (not started); {queued} queued"
         state = self.link.status()
         if state["connected"]:
             since = time.strftime("%H:%M:%S", time.localtime(state["since"]))
@@ -197,7 +188,7 @@ class TakService:
         s = self.config.current().tak
         outbox = self.outbox_now()
         sends = outbox.sends() if outbox is not None else []
-        state = self.link.status() if self.link is not None else {"connected": False, "error": self.link_problem}
+        state = self.link.status() if self.link is not None else {"connected": False, "error": "not started"}
         return {"enabled": s.enabled, "destination": s.url or None, "connected": bool(state["connected"]),
                 "line": self.line(), "error": state.get("error"),
                 "queued": sum(1 for x in sends if x.sent_ts is None),
