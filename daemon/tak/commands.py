@@ -1,13 +1,23 @@
 """The spoken commands that send the card to TAK, and the words the kit reads back before it sends.
 
-"send nine line" or "send MIST" (optionally "for casualty two") asks for a
-CASEVAC; the kit reads back what it would send and waits for a second, explicit
-"send" (or "send it", "confirm send"); "cancel" drops it. A command is the whole
-utterance, nothing else in it, so "say send to confirm" (the kit's own words,
-should the echo gate ever let them through) or "send more gauze" is not one,
-and a command is never a clinical fact: the card keeper marks it done without
-the card stage. Whisper writes "nine line" as "9-line", "nine-line" or "nine
-line", "MIST" as "mist" or "Mist": the text is folded to lower-case words first.
+"send nine line" or "send MIST" (optionally "for casualty two", "for all") asks
+for a CASEVAC; the kit reads back what it would send and waits for a second,
+explicit "send" (or "send it", "confirm send"); "cancel" drops it. A command is
+the whole utterance, nothing else in it, so "say send to confirm" (the kit's
+own words, should the echo gate ever let them through) or "send more gauze" is
+not one, and a command is never a clinical fact: the card keeper marks it done
+without the card stage.
+
+Read as Whisper (tiny.en) writes the kit's voice (bench/tak_commands.py): the
+text is folded to lower-case words first ("9-line", "nine-line", "9 Line" are
+"nine line"); "nine line" also comes out "911", "MIST" "mest"; "casualty two"
+comes out "cash will be 2", "Kesheul V2", "cash will be too". So an ask takes
+"for", up to three words, and a number (a digit, a number word, a letter and
+digits as in "V2", "too"/"to" for two, "won" for one) as its casualty. Only
+the ask is this tolerant: it sends nothing, it is read back ("Nine line for
+casualty two: ...") and waits for a "send", which stays strict. An ask whose
+casualty cannot be read ("send nine line for casualty fox") is `unclear`: the
+kit asks again instead of passing it to the card.
 """
 
 from __future__ import annotations
@@ -20,8 +30,14 @@ from tcccd.tak.casevac import Casevac
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                 "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
-ASK = re.compile(r"^(?:please )?send (?:the |a )?(?P<what>nine line(?:r)?(?: medevac| casevac)?|mist(?: report)?|"
-                 r"medevac|casevac)(?: request)?(?: (?:for )?(?:casualty|patient)(?: number)? (?P<n>[a-z0-9]+))?$")
+HOMOPHONES = {"to": 2, "too": 2, "won": 1}
+NUMBER = r"(?:[0-9]+|[a-z][0-9]+|" + "|".join((*NUMBER_WORDS, *HOMOPHONES)) + ")"
+ASK_HEAD = (r"^(?:please )?send (?:the |a )?(?P<what>(?:nine lines?|nine liner|911)(?: medevac| casevac)?|"
+            r"m[ie]st(?: report)?|medevac|casevac)(?: request)?")
+WHO = (rf"(?: (?:for )?(?:casualty|patient)(?: number)? (?P<n>{NUMBER})| for (?:[a-z]+ ){{0,2}}[a-z]+ "
+       rf"(?P<heard_n>{NUMBER})| for (?:all(?: casualties| patients)?|everyone|both))?$")
+ASK = re.compile(ASK_HEAD + WHO)
+UNCLEAR = re.compile(ASK_HEAD + r" for .+$")
 MIST_WORDS = (("m", "mechanism"), ("i", "injuries"), ("s", "signs"), ("t", "treatments"))
 CONFIRM = re.compile(r"^(?:send|send it|send now|confirm send|confirmed send)$")
 CANCEL = re.compile(r"^(?:cancel|cancel send|cancel that|do not send|don't send|belay that)$")
@@ -29,14 +45,22 @@ CANCEL = re.compile(r"^(?:cancel|cancel send|cancel that|do not send|don't send|
 
 @dataclass(frozen=True)
 class Command:
-    kind: Literal["ask", "confirm", "cancel"]
-    what: str = ""  # ask: 'nine line' or 'MIST'
+    kind: Literal["ask", "unclear", "confirm", "cancel"]
+    what: str = ""  # ask, unclear: 'nine line' or 'MIST'
     casualty: int | None = None
 
 
 def fold(text: str) -> str:
     words = re.sub(r"[^a-z0-9' ]+", " ", text.lower().replace("-", " "))
     return " ".join("nine" if w == "9" else w for w in words.split())
+
+
+def _number(n: str) -> int:
+    if n in HOMOPHONES:
+        return HOMOPHONES[n]
+    if n in NUMBER_WORDS:
+        return NUMBER_WORDS.index(n)
+    return int(n.lstrip("abcdefghijklmnopqrstuvwxyz"))
 
 
 def parse(text: str) -> Command | None:
@@ -46,14 +70,15 @@ def parse(text: str) -> Command | None:
         return Command("confirm")
     if CANCEL.match(said):
         return Command("cancel")
-    match = ASK.match(said)
+    match = ASK.match(said) or UNCLEAR.match(said)
     if match is None:
         return None
-    n = match.group("n")
-    casualty = int(n) if n and n.isdigit() else (NUMBER_WORDS.index(n) if n in NUMBER_WORDS else None)
-    if n and not casualty:
-        return None  # "send nine line for casualty fox": not a number, not a command
-    return Command("ask", "MIST" if match.group("what").startswith("mist") else "nine line", casualty)
+    what = "MIST" if match.group("what").startswith(("mist", "mest")) else "nine line"
+    n = match.group("n") or match.group("heard_n") if match.re is ASK else None
+    casualty = _number(n) if n else None
+    if match.re is UNCLEAR or casualty == 0:
+        return Command("unclear", what)  # "send nine line for casualty fox": which casualty is not said
+    return Command("ask", what, casualty)
 
 
 class SpokenCommands:

@@ -7,7 +7,8 @@ the same source (the microphone, or the same client path) within
 `tak.confirm_window_s` after the read-back ended sends exactly what was read
 back; no confirmation, a "cancel", or a new command: nothing is sent, and the
 kit says so. A "send" with nothing waiting sends nothing. When nothing can be
-sent (TAK off, no card, no position) the kit says why instead of asking.
+sent (TAK off, no card, no position) the kit says why instead of asking; an
+ask whose casualty it could not read, it asks again.
 """
 
 from __future__ import annotations
@@ -60,7 +61,12 @@ class VoiceConfirm:
         command = parse(text)
         if command is None:
             return
-        if command.kind == "ask":
+        if command.kind == "unclear":
+            self.waiting = None
+            self.log.info("CASEVAC asked for with a casualty not understood: asked again, nothing sent", said=text)
+            self.speaker.say(f"Which casualty? Nothing sent. Say send {command.what} for casualty and the number, "
+                             f"or send {command.what} for all.")
+        elif command.kind == "ask":
             self.counters["voice_asked"] += 1
             prepared = self.desk.prepare(command.casualty, command.what)
             if isinstance(prepared, Refusal):

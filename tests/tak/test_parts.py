@@ -39,10 +39,39 @@ def test_the_casevac_round_trips_through_tak_protocol_version_1(tmp_path, point,
     ("Send MIST.", Command("ask", "MIST")), ("send nine line for casualty 2", Command("ask", "nine line", 2)),
     ("Send nine line for casualty two.", Command("ask", "nine line", 2)), ("Send.", Command("confirm")),
     ("Send it.", Command("confirm")), ("Cancel.", Command("cancel")),
-    ("Say send to confirm.", None), ("Send more gauze.", None), ("Send nine line for casualty fox.", None),
+    ("Say send to confirm.", None), ("Send more gauze.", None),
     ("Casualty one, send nine line.", None), ("Tourniquet applied, send.", None)])
 def test_a_command_is_the_whole_utterance(said, command):
     assert parse(said) == command
+
+
+@pytest.mark.parametrize(("written", "command"), [  # what Whisper wrote of the kit's voice (bench/tak_commands.py)
+    ("Send 911.", Command("ask", "nine line")), ("Send 9 Line.", Command("ask", "nine line")),
+    ("Send nine-line.", Command("ask", "nine line")), ("send 9-line", Command("ask", "nine line")),
+    ("Send 9 lines.", Command("ask", "nine line")), ("Send mest.", Command("ask", "MIST")),
+    ("Send a medevac request.", Command("ask", "nine line")),
+    ("Send 911 for casualty 2.", Command("ask", "nine line", 2)),
+    ("Send 9-line for Cash will be 2.", Command("ask", "nine line", 2)),
+    ("Send 911 for Kesheul V2.", Command("ask", "nine line", 2)),
+    ("Send 911 for cash will be too.", Command("ask", "nine line", 2)),
+    ("Send MIST for casualty won.", Command("ask", "MIST", 1)),
+    ("Send nine line for all.", Command("ask", "nine line")),
+    ("Send nine line for casualty fox.", Command("unclear", "nine line")),
+    ("Send 911 for Casualty Tube.", Command("unclear", "nine line")),
+    ("Send nine line for casualty zero.", Command("unclear", "nine line"))])
+def test_the_ask_is_read_as_whisper_writes_it(written, command):
+    assert parse(written) == command
+
+
+@pytest.mark.parametrize("written", [  # not commands, however Whisper writes them: nothing to read back or send
+    "Send more gauze.", "Send more gos.", "Say send to confirm.", "say send to confirm",
+    "9-line for casualty 1, urgent 1, litter 1, say send to confirm.",  # the kit's read-back, were it heard
+    "Nine line for casualty one, urgent one, litter one. Say send to confirm.", "Sam did.", "Send 911 now to him.",
+    "Send two more tourniquets.", "Send him to the litter.", "Send it to casualty two.", "Sent.", "Sand.",
+    "Send nine line urgent 2.", "Casualty two, send nine line.", "We need to send the nine line.",
+    "Confirm.", "Send, send.", "Don't send more gauze."])
+def test_a_confirmation_stays_strict_and_nothing_else_is_a_command(written):
+    assert parse(written) is None
 
 
 def test_the_read_back_says_the_counts_and_what_waits(tmp_path):

@@ -91,6 +91,7 @@ def test_spoken_send_is_read_back_and_sent_only_on_send_and_never_reaches_the_ca
     [event] = receiver.wait_for(b"b-r-f-h-c")
     _, node, mists = medevac(event)
     assert set(mists) == {"ZMIST2"} and node.get("priority") == "1" and "urgent" not in node.attrib
+    daemon.wait_for(lambda r: r["tak"]["sent"] == 1)  # marked once the write returned: a datagram can beat it
     with daemon.client() as client:
         sends = CardSendsReply.from_message(client.call("card.sends")).sends
         assert client.call("card.get").data["events"] == events  # neither command is a fact on the card
@@ -106,6 +107,25 @@ def test_spoken_send_is_read_back_and_sent_only_on_send_and_never_reaches_the_ca
     with daemon.client() as client:
         assert len(CardSendsReply.from_message(client.call("card.sends")).sends) == 1
     assert "CASEVAC not confirmed in time: nothing sent" in daemon.logs()
+
+
+def test_an_ask_as_whisper_writes_it_and_one_whose_casualty_is_not_understood(on_udp):
+    daemon, receiver, _ = on_udp
+    say(daemon, *BLAST)
+    events = card_events(daemon, 12)
+    say(daemon, "Send 911 for Casualty Tube.")  # which casualty is not understood: asked again, off the card
+    daemon.wait_for(lambda r: "asked again" in daemon.logs() and r["card"]["waiting"] == 0)
+    assert not daemon.wait_for(lambda r: True)["tak"]["awaiting_confirmation"]
+    say(daemon, "Send.")  # nothing waits for it
+    say(daemon, "Send 9-line for Cash will be 2.")
+    daemon.wait_for(lambda r: r["tak"]["awaiting_confirmation"])
+    say(daemon, "Send it.")
+    [event] = receiver.wait_for(b"b-r-f-h-c")
+    assert set(medevac(event)[2]) == {"ZMIST2"}
+    time.sleep(0.5)
+    assert len(receiver.received(b"b-r-f-h-c")) == 1
+    with daemon.client() as client:
+        assert client.call("card.get").data["events"] == events  # none of the five is a fact on the card
 
 
 def test_a_server_down_gets_the_request_once_it_is_back_exactly_once_even_across_kill_9(tmp_path):
