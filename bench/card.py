@@ -15,7 +15,7 @@ Time, side by side in one run, interleaved: the card update (rules + fsync'd log
 and the rules alone on a 41,000-character transcript with no punctuation, beside a 4,100-character one (linear:
 about ten times as long). With --audio, the scenarios and 50 held-out utterances (every 6th case) spoken by the
 kit's Piper voice at two paces through a running daemon (bench/card_audio.py).
-Usage: python bench/card.py [--sets tune,heldout,everyday,scenarios] [--rounds 200] [--audio] [--json FILE]
+Usage: python bench/card.py [--sets tune,tune2,heldout,everyday,scenarios] [--rounds 200] [--audio] [--json FILE]
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from tests.support.card_scenarios import CardPipeline, reply_events, scenarios  
 from tests.support.card_score import Score  # noqa: E402
 
 GOALS = {"invented": 0, "heldout_recall": 0.90, "update_p99_ms": 50.0, "audio_recall": 0.75}
-SETS = ("tune", "heldout", "everyday", "scenarios")
+SETS = ("tune", "tune2", "heldout", "everyday", "scenarios")
 
 
 def corpus(name: str) -> list[Case]:
