@@ -28,7 +28,7 @@ from tcccd.plugins.card.phrases import Word, words
 from tcccd.plugins.card.sentences import Sentence
 
 DONE = "done"
-EXEMPT = {"allergies": {"allergy", "history"}, "injury": {"possible", "hypothetical"}, "mechanism": {"possible"}}
+EXEMPT = {"allergies": {"allergy", "history"}, "injury": {"possible"}, "mechanism": {"possible"}}
 _CLOSES_LIST = re.compile(r"\b(?:and|or|nor)\b")
 _LIST_WORDS = re.compile(r"(?:\s|,|\b(?:and|or|a|an|the|any|some|either|neither|also|more)\b)*")
 Span = tuple[int, int]

@@ -31,7 +31,8 @@ _HEAD_FORMS = [*lx.TOURNIQUET_WORDS, *lx.HEMOSTATIC, *lx.PRESSURE, *lx.AIRWAY, *
                "pain", "systolic", "splint", "splinted", "eye shield", "eye shields", "last four", "last 4",
                "battle roster", "allergic", "allergy", "allergies", "nka", "nkda", "responder", "casualty",
                "patient", "evac", "precedence", "note", "saline lock", "ez-io", "fast1", "intraosseous",
-               "intravenous", "iv access", "io access", "burns", "tbsa"]
+               "intravenous", "iv access", "io access", "iv's", "io's", "iv is", "io is", "iv in", "io in",
+               "iv line", "burns", "tbsa"]
 HEAD = re.compile(lx.alternation(f for f in _HEAD_FORMS if f not in ("liter", "rr", "lr", "hr")))
 _ACT_END = re.compile(r"[,;:]|\s+-\s+|\s+(?:but|then|so|though|although|however|while)\b")
 _AND = re.compile(r"\s+and\s+(?:then\s+)?")

@@ -106,7 +106,7 @@ class ContextRules:
         """The rules in `path`, or the ones shipped with tcccd."""
         where = path or Path(str(resources.files("tcccd.profiles").joinpath("card", "context.yaml")))
         try:
-            raw = yaml.safe_load(where.read_text())
+            raw = yaml.load(where.read_text(), Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
         except (OSError, yaml.YAMLError) as exc:
             raise ContextRulesError(f"{where}: cannot be read as YAML: {exc}") from None
         try:
@@ -131,6 +131,20 @@ class ContextRules:
                    fillers=re.compile(r"[\s,]*(?:(?:" + filler + r")(?![\w-])[\s,]*)*"),
                    priority={name: i for i, name in enumerate(parsed.priority)}, notes=frozenset(parsed.notes),
                    marks=dict(parsed.marks))
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key said twice in one mapping: plain YAML keeps the last one silently, so a
+    pasted `terminated_by` would quietly replace another entry's."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:  # type: ignore[override]
+        seen: set = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} given twice", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 def _phrase(words: str) -> str:

@@ -35,6 +35,8 @@ from tcccd.wire.card_events import VITAL_KINDS, CasualtySwitch, Event, EventTime
 from tcccd.wire.card_stage import CardEvents, CardExtract, Carry, Restatable
 
 Span = tuple[int, int]
+SCHEDULED = "scheduled"
+FUTURE_SLACK_MIN = 5  # a time said up to this far ahead of the kit's clock is the medic's watch, not a plan
 
 
 class CardReader:
@@ -124,9 +126,18 @@ class Extraction:
             return False
         if when.spoken is None:
             return (when.relative_min or 0) < 0
-        said_min, now_min = int(when.spoken[:2]) * 60 + int(when.spoken[2:]), int(self.logged_hhmm[:2]) * 60 + int(
+        return self._ahead_min(when.spoken) == 0 or self._ahead_min(when.spoken) >= 12 * 60
+
+    def _future(self, when: Said | None) -> bool:
+        """A clock time said that is still ahead when it is said, by more than a watch's drift from the kit's clock."""
+        return when is not None and when.spoken is not None and \
+            FUTURE_SLACK_MIN < self._ahead_min(when.spoken) < 12 * 60
+
+    def _ahead_min(self, hhmm: str) -> int:
+        """How far a clock time said is ahead of the utterance's, 0-1439 minutes (a time just past is far ahead)."""
+        said_min, now_min = int(hhmm[:2]) * 60 + int(hhmm[2:]), int(self.logged_hhmm[:2]) * 60 + int(
             self.logged_hhmm[2:])
-        return 0 <= (now_min - said_min) % (24 * 60) <= 12 * 60
+        return (said_min - now_min) % (24 * 60)
 
     def _switch(self, switch: Switch) -> None:
         number = switch.number if switch.number is not None else min(self.casualty + 1, MAX_CASUALTY)
@@ -145,6 +156,8 @@ class Extraction:
             doubted = [w for w in assertion.by if self._doubted(*w)]
         elif assertion.may_be_done and self._past(self._own_time(s, finding, said, context)):
             status = DONE  # "Put a TQ on his left leg at 0910", said at 1000: an imperative's form, a past act
+        if status == DONE and self._future(self._own_time(s, finding, said, context) or lead):
+            status = SCHEDULED  # "TXA second gram at 1100", said at 1000: not given yet
         if status != DONE and status not in self.rules.notes:
             return False
         note = status != DONE

@@ -24,11 +24,11 @@ BODY_PARTS = {
     "knee": "knee", "knees": "knee", "lower leg": "lower leg", "lower legs": "lower leg", "leg": "leg",
     "legs": "leg", "calf": "calf", "ankle": "ankle", "foot": "foot", "feet": "foot", "femur": "femur",
     "humerus": "humerus", "tibia": "tibia", "fibula": "fibula", "clavicle": "clavicle", "axilla": "axilla",
-    "armpit": "axilla", "cheek": "cheek", "cheeks": "cheek", "forehead": "forehead", "temple": "temple",
+    "armpit": "armpit", "cheek": "cheek", "cheeks": "cheek", "forehead": "forehead", "temple": "temple",
     "ear": "ear", "ears": "ear", "nose": "nose", "mouth": "mouth", "chin": "chin", "throat": "throat",
     "finger": "finger", "fingers": "finger", "thumb": "thumb", "shin": "shin", "heel": "heel", "toes": "toe",
     "upper leg": "thigh", "lower arm": "forearm", "torso": "torso", "ribs": "ribs", "lower back": "lower back",
-    "upper back": "upper back", "skull": "skull", "antecubital": "antecubital", "ac": "antecubital",
+    "upper back": "upper back", "skull": "skull", "antecubital": "antecubital", "ac": "AC", "armpits": "armpit",
 }
 LIMB_OF_PART = {"upper arm": "arm", "arm": "arm", "elbow": "arm", "forearm": "arm", "wrist": "arm", "hand": "arm",
                 "thigh": "leg", "knee": "leg", "lower leg": "leg", "leg": "leg", "calf": "leg", "ankle": "leg",
@@ -40,15 +40,16 @@ MECHANISMS = {
     "explosion": "blast", "grenade": "grenade", "rpg": "RPG", "artillery": "artillery", "mortar": "mortar",
     "landmine": "landmine", "land mine": "landmine", "mvc": "MVC", "vehicle rollover": "MVC", "rollover": "MVC",
     "vehicle crash": "MVC", "car crash": "MVC", "motor vehicle collision": "MVC", "motor vehicle crash": "MVC",
-    "fall from height": "fall", "fall from": "fall", "fell from": "fall", "fell off": "fall", "fall injury": "fall",
+    "fall from height": "fall", "fall injury": "fall",
     "blunt trauma": "blunt", "blunt force": "blunt",
     "vehicle fire": "burn", "building fire": "burn", "house fire": "burn", "burning vehicle": "burn",
-    "fuel fire": "burn", "flash fire": "burn", "from the fire": "burn", "in the fire": "burn", "fell down": "fall",
-    "shot in the": "GSW", "shot through the": "GSW", "shot in his": "GSW",
+    "fuel fire": "burn", "flash fire": "burn", "from the fire": "burn", "in the fire": "burn",
+    "shot in the": "GSW", "shot through the": "GSW", "shot in his": "GSW", "gsws": "GSW", "ieds": "IED",
 }
 INJURIES = {
     "gunshot wound": "gunshot wound", "gunshot wounds": "gunshot wound", "gsw": "gunshot wound",
-    "bullet wound": "gunshot wound", "shrapnel wound": "shrapnel wound", "shrapnel wounds": "shrapnel wound",
+    "bullet wound": "gunshot wound", "bullet wounds": "gunshot wound", "gsws": "gunshot wound",
+    "shrapnel wound": "shrapnel wound", "shrapnel wounds": "shrapnel wound",
     "shrapnel": "shrapnel wound", "fragment wound": "fragment wound", "fragment wounds": "fragment wound",
     "laceration": "laceration", "lacerations": "laceration", "amputation": "amputation",
     "amputations": "amputation", "amputated": "amputation", "burn": "burn", "burns": "burn",
@@ -64,6 +65,14 @@ INJURIES = {
     "frag wound": "shrapnel wound", "frag wounds": "shrapnel wound", "frag": "shrapnel wound",
     "shot in the": "gunshot wound", "shot through the": "gunshot wound", "shot in his": "gunshot wound",
 }
+# a fall is a mechanism when said with where from or how far ("fell off the back of the truck", "fell about fifteen
+# feet"); "his pressure fell from 110" is no fall
+FALL_WORDS = ("fell", "fall", "fallen")
+FALL_FROM = ("roof", "rooftop", "height", "building", "wall", "ladder", "stairs", "stairwell", "staircase", "steps",
+             "truck", "vehicle", "humvee", "mrap", "tower", "cliff", "window", "balcony", "helicopter", "bird",
+             "ramp", "bridge", "ledge", "tree", "rocks", "hill", "hillside", "floor", "story", "stories", "deck",
+             "hatch", "turret", "litter", "bed", "top", "back", "side", "edge", "compound", "guard tower", "trench",
+             "ditch", "wadi", "feet", "foot", "ft", "meters", "metres", "yards")
 GENERIC_INJURIES = ("wound", "injury")  # said without a body region, these say nothing
 NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot in his", "burn", "burns")  # nor these alone
 PAIRED = ("arm", "leg", "hand", "foot", "thigh", "forearm", "upper arm", "lower leg", "knee", "ankle", "wrist",
@@ -73,9 +82,9 @@ DEVICES_NAMED_FOR_A_PART = ("chest seal", "chest seals", "vented chest seal", "c
                             "eye shield", "eye shields", "hand me", "back of the", "back to", "head to toe")
 HEDGES = {"possible": "suspected", "suspected": "suspected", "probable": "suspected", "likely": "suspected",
           "looks": "suspected", "maybe": "suspected", "query": "suspected", "possibly": "suspected",
-          "might": "suspected", "could": "suspected", "probably": "suspected", "concern for": "suspected",
+          "probably": "suspected", "concern for": "suspected",
           "worried about": "suspected", "rule out": "suspected"}
-TOURNIQUET_WORDS = ("tourniquet", "tourniquets", "tq")
+TOURNIQUET_WORDS = ("tourniquet", "tourniquets", "tq", "tqs")
 TOURNIQUET_DEVICES = {"cat": "CAT", "c-a-t": "CAT", "combat application tourniquet": "CAT", "softt": "SOFTT-W",
                       "sof tactical tourniquet": "SOFTT-W", "sof-t": "SOFTT-W", "sam junctional": "SAM-JT",
                       "junctional emergency treatment tool": "JETT", "jett": "JETT", "crock": "CRoC",
@@ -148,6 +157,8 @@ ROUTES = {"iv": "IV", "io": "IO", "im": "IM", "po": "PO", "in": "IN", "intranasa
           "sublingual": "SL", "sl": "SL"}
 PULSE_WORDS = ("pulse", "pulse rate", "heart rate", "hr", "pulses")
 PULSE_LOCATIONS = ("radial", "carotid", "femoral", "brachial", "pedal", "wrist", "neck", "groin")
+# a pulse said by where it was felt ("radial's weak, about 130")
+PULSE_SITES = ("radial", "radials", "carotid", "femoral", "brachial", "pedal", "pedals", "distal pulses")
 BP_WORDS = ("blood pressure", "bp")
 RR_WORDS = ("respiratory rate", "respirations", "respiration", "respiration rate", "resps", "rr", "breathing rate",
             "resp", "resp rate", "resps rate", "respiratory", "breathing", "breathing at")

@@ -20,6 +20,7 @@ from tcccd.plugins.card.lexicon import (
     AVPU,
     BP_WORDS,
     PULSE_LOCATIONS,
+    PULSE_SITES,
     PULSE_WORDS,
     RR_WORDS,
     SPO2_WORDS,
@@ -32,9 +33,13 @@ from tcccd.wire.card_events import Avpu, BloodPressure, Pain, Pulse, Respiratory
 _FILLER = re.compile(r"(?:[\s:,]*\b(?:is|was|are|were|of|at|now|about|around|approximately|roughly|rate|still|reads?|"
                      r"reading|dropped|dropping|down|up|to|came|went|climbing|holding|steady|present|palpable|strong|"
                      r"weak|thready|only|just|a|an|been|has|had|on|room|air|by|palp|palpated|palpation|remains|"
-                     r"'s|’s|stable|improved|improving|back|sitting|running|measured)\b|['’]s\b)*[\s:,]*")
+                     r"'s|’s|stable|improved|improving|back|sitting|running|measured|and|there|bounding|regular|"
+                     r"irregular|rapid|fast|slow|faint|fair|good|okay|ok|rate['’]s)\b|['’]s\b)*[\s:,]*")
 _PULSE = re.compile(alternation(PULSE_WORDS) + r"(?!\s+ox)")
 _LOCATION = re.compile(r"(?:\b(left|right)\s+)?\b(" + "|".join(PULSE_LOCATIONS) + r")\b")
+_SITE = re.compile(r"(?:\b(?:left|right)\s+)?" + alternation(PULSE_SITES) + r"(?!\s+pulses?\b)")
+_NUMBER_FIRST = re.compile(r"\s*(?:an?\s+)?$")  # "a hundred and twelve heart rate": the reading said first
+_OVER_PALP = re.compile(r"(?<![\w./])(\d{2,3})\s*(?:/|over)\s*(?:palp|palpation|palpated|p)\b")
 _BP = re.compile(alternation(BP_WORDS))
 _RATIO = re.compile(r"(\d{2,3})\s*/\s*(\d{2,3})\b")
 _PALP = re.compile(r"\b(?:palp|palpated|palpation|palpable|by\s+palp(?:ation)?)\b")
@@ -67,11 +72,28 @@ def _number_after(s: Sentence, end: int, until: int | None = None) -> tuple[floa
     return number.value, number.start, number.end
 
 
+def _number_before(s: Sentence, start: int) -> tuple[float, int, int] | None:
+    """A reading said before its vital's word, alone at the head of its clause ("a hundred and twelve heart rate")."""
+    clause_start = s.clause_of(start)[0]
+    number = first_number(s.text, clause_start, start)
+    if number is None or number.value is None or s.text[clause_start:number.start].strip(" ,") or \
+            not _NUMBER_FIRST.fullmatch(s.lower, number.end, start):
+        return None
+    return number.value, number.start, number.end
+
+
 def pulses(s: Sentence) -> Iterator[Finding]:
-    for match in s.find(_PULSE):
+    """'pulse 110', 'HR 130', 'radial's weak, about a hundred and thirty', 'carotid only, rate's about one forty':
+    a pulse site said alone is the pulse felt there."""
+    worded = list(s.find(_PULSE))
+    clauses = {s.clause_of(w.start()) for w in worded}
+    sites = [m for m in s.find(_SITE)  # a site said with a worded pulse and no reading of its own is its location
+             if _number_after(s, m.end()) or s.clause_of(m.start()) not in clauses]
+    for match in sorted(worded + sites, key=lambda m: m.start()):
         clause_start, clause_end = s.clause_of(match.start())
-        reading = _number_after(s, match.end(), clause_end)
-        where = next(s.find(_LOCATION, clause_start, clause_end), None)
+        reading = _number_before(s, match.start()) or _number_after(s, match.end(), clause_end)
+        where = _LOCATION.search(s.lower, match.start(), match.end()) if match in sites else \
+            next(s.find(_LOCATION, clause_start, clause_end), None)
         spans = [(match.start(), match.end())]
         spans += [(reading[1], reading[2])] if reading else []
         spans += [(where.start(), where.end())] if where else []
@@ -83,6 +105,10 @@ def pulses(s: Sentence) -> Iterator[Finding]:
 def blood_pressures(s: Sentence) -> Iterator[Finding]:
     """'BP 120/80'; a palpated pressure ('BP palp 90', 'BP's eighty palp') or one number alone is the systolic only;
     'systolic 90' too."""
+    for match in _OVER_PALP.finditer(s.lower, s.start, s.end):  # "eighty-two over palp"
+        if not _BP.search(s.lower, *s.clause_of(match.start())):  # with its "BP", the BP's own reading below
+            yield Finding(BloodPressure(systolic=float(match.group(1)), diastolic=None), match.start(), match.end(),
+                          "bp.systolic")
     for match in [*s.find(_BP), *s.find(_SYSTOLIC)]:
         clause_end = s.clause_of(match.start())[1]
         filler = _FILLER.match(s.lower, match.end(), clause_end)
@@ -104,7 +130,7 @@ def blood_pressures(s: Sentence) -> Iterator[Finding]:
 
 def respiratory_rates(s: Sentence) -> Iterator[Finding]:
     for match in s.find(_RR):
-        reading = _number_after(s, match.end())
+        reading = _number_before(s, match.start()) or _number_after(s, match.end())
         if reading:
             yield spanning(RespiratoryRate(rate=reading[0]), "rr", (match.start(), match.end()), reading[1:])
     for match in _BREATHS.finditer(s.lower, s.start, s.end):
@@ -113,7 +139,7 @@ def respiratory_rates(s: Sentence) -> Iterator[Finding]:
 
 def saturations(s: Sentence) -> Iterator[Finding]:
     for match in s.find(_SPO2):
-        reading = _number_after(s, match.end())
+        reading = _number_before(s, match.start()) or _number_after(s, match.end())
         if reading:
             percent = re.compile(r"\s*(?:%|percent)").match(s.lower, reading[2], s.end)
             end = percent.end() if percent else reading[2]

@@ -51,3 +51,12 @@ def test_a_bad_rules_file_is_refused_with_the_file_and_the_fault(tmp_path: Path,
     with pytest.raises(PluginError, match=fault.replace("[", r"\[").replace("`", ".")), \
             PluginHarness(CARD_PLUGIN, {"context_rules": str(bad)}, tmp_path / "stage"):
         pass
+
+
+def test_a_key_said_twice_in_the_rules_file_is_refused_not_silently_dropped(tmp_path: Path) -> None:
+    text = SHIPPED.read_text().replace("  removed:\n", "  removed:\n    - words: [yanked]\n      direction: forward\n"
+                                       "      direction: backward\n", 1)
+    bad = tmp_path / "context.yaml"
+    bad.write_text(text)
+    with pytest.raises(ContextRulesError, match="key 'direction' given twice"):
+        ContextRules.load(bad)
