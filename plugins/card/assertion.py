@@ -73,8 +73,19 @@ class SentenceContext:
         hits = [Hit(t.category, a, b, self._reach(t, a, b), t.may_be_done) for a, b, t in kept if self._placed(t, a)]
         category = rules.marks.get(s.mark)
         if category is not None:
-            hits.append(Hit(category, s.end, s.end, (s.start, s.end), False))
+            hits.append(Hit(category, s.end, s.end, (self._asked_from(category, kept), s.end), False))
         return hits
+
+    def _asked_from(self, category: str, found: list[tuple[int, int, Trigger]]) -> int:
+        """Where a sentence ended by a question mark starts asking: at a later clause that opens with a question's
+        words ("He's alert, should we give him the pill pack?": the first clause is reported); else at its start."""
+        for a, _, trigger in found:
+            clause = self.s.act_of(a)
+            if trigger.category == category and trigger.position != "anywhere" and clause[0] > self.s.start:
+                lead = self.rules.fillers.match(self.s.lower, clause[0], a)
+                if (lead.end() if lead else clause[0]) == a:
+                    return clause[0]
+        return self.s.start
 
     def _placed(self, trigger: Trigger, at: int) -> bool:
         if trigger.position == "anywhere":

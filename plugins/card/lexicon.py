@@ -116,7 +116,8 @@ ACCESS = {"iv": "IV", "io": "IO", "intravenous": "IV", "intraosseous": "IO", "sa
 ACCESS_PLURALS = ("ivs", "ios")
 ACCESS_CUES_AFTER = ("access", "line", "established", "placed", "started", "inserted", "in the", "into the", "to the",
                      "in his", "in her", "in right", "in left", "site", "'s in", "is in", "in place", "in,",
-                     "in.", "attempt", "attempts")
+                     "in.", "attempt", "attempts", "blew", "blown", "infiltrated", "failed", "missed", "didn't take",
+                     "wouldn't", "won't", "was unsuccessful", "unsuccessful", "dislodged", "came out", "fell out")
 ACCESS_SITES = {"sternum": "sternum", "sternal": "sternum", "tibia": "tibia", "tibial": "tibia",
                 "humerus": "humerus", "humeral": "humerus", "antecubital": "antecubital"}
 FLUIDS = {"lactated ringers": ("lactated Ringer's", False), "lactated ringer's": ("lactated Ringer's", False),
@@ -170,7 +171,13 @@ AVPU = {"alert": "A", "responds to voice": "V", "responding to voice": "V", "res
         "unresponsive": "U", "unconscious": "U", "a and o": "A", "alert and oriented": "A", "a&o": "A",
         "responsive to verbal": "V", "responds to painful stimulus": "P", "responding to painful stimuli": "P",
         "only responds to pain": "P", "only responding to pain": "P", "responds only to pain": "P",
-        "responds to voice only": "V", "non-responsive": "U", "nonresponsive": "U"}
+        "responds to voice only": "V", "non-responsive": "U", "nonresponsive": "U", "voice only": "V",
+        "verbal only": "V", "to voice only": "V", "reacts to voice": "V", "reacting to voice": "V",
+        "opens eyes to voice": "V", "opens his eyes to voice": "V", "reacts to pain": "P", "reacting to pain": "P",
+        "withdraws to pain": "P", "withdraws from pain": "P", "opens eyes to pain": "P", "to pain only": "P",
+        "unarousable": "U", "unresponsive to pain": "U",
+        **{f"avpu{joint}{level}": level.upper() for level in "avpu" for joint in (" ", " is ", " of ", ": ")},
+        **{f"{level} on avpu": level.upper() for level in "avpu"}}
 EVAC_CATEGORIES = {"urgent surgical": "urgent surgical", "urgent-surgical": "urgent surgical", "urgent": "urgent",
                    "priority": "priority", "routine": "routine", "convenience": "convenience"}
 MOBILITY = {"litter": "litter", "liter": "litter", "litter patient": "litter", "ambulatory": "ambulatory",

@@ -26,7 +26,7 @@ def _first_words(*forms: Iterable[str]) -> frozenset[str]:
 
 
 RULES: tuple[tuple[Rule, frozenset[str]], ...] = (
-    (rules_header.evacuation, _first_words(lx.EVAC_CATEGORIES, lx.MOBILITY)),
+    (rules_header.evacuation, _first_words(lx.EVAC_CATEGORIES, lx.MOBILITY, ["walk", "walking"])),
     (rules_header.last_four, _first_words(["last"])),
     (rules_header.battle_roster, _first_words(["battle", "roster", "zap"])),
     (rules_header.allergies, _first_words(["allergic", "allergy", "allergies", "nka", "nkda", "anaphylaxis",

@@ -29,16 +29,16 @@ def test_a_number_step_left_half_written_reads_as_said() -> None:
     assert number is not None and number.value == 104
 
 
-def test_a_pulse_said_by_where_it_was_felt_and_a_reading_said_before_its_word(card_stage: PluginHarness) -> None:
-    assert card_of(card_stage, "Radial's weak, about one ten.") == {
-        "c1 c vitals[~1000].pulse = 110", "c1 c vitals[~1000].pulse_location = radial"}
-    assert card_of(card_stage, "No radial, femoral about one twenty.") == {
-        "c1 c vitals[~1000].pulse = 120", "c1 c vitals[~1000].pulse_location = femoral"}
-    assert card_of(card_stage, "Ninety heart rate, ninety over palp.") == {
-        "c1 c vitals[~1000].pulse = 90", "c1 c vitals[~1000].bp = 90/?"}
-    assert card_of(card_stage, "Heart rate 88, carotid.") == {
-        "c1 c vitals[~1000].pulse = 88", "c1 c vitals[~1000].pulse_location = carotid"}
-    assert card_of(card_stage, "Check the radial.") == set()
+@pytest.mark.parametrize("heard, card", [
+    ("Radial's weak, about one ten.", {"c1 c vitals[~1000].pulse = 110", "c1 c vitals[~1000].pulse_location = radial"}),
+    ("No radial, femoral about one twenty.", {"c1 c vitals[~1000].pulse = 120",
+                                              "c1 c vitals[~1000].pulse_location = femoral"}),
+    ("Ninety heart rate, ninety over palp.", {"c1 c vitals[~1000].pulse = 90", "c1 c vitals[~1000].bp = 90/?"}),
+    ("Heart rate 88, carotid.", {"c1 c vitals[~1000].pulse = 88", "c1 c vitals[~1000].pulse_location = carotid"}),
+    ("Check the radial.", set())])
+def test_a_pulse_said_by_where_it_was_felt_and_a_reading_said_before_its_word(card_stage: PluginHarness, heard: str,
+                                                                              card: set[str]) -> None:
+    assert card_of(card_stage, heard) == card
 
 
 def test_a_fall_is_a_mechanism_with_where_from_or_how_far_never_a_falling_reading(card_stage: PluginHarness) -> None:
