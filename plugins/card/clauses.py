@@ -33,7 +33,8 @@ _HEAD_FORMS = [*lx.TOURNIQUET_WORDS, *lx.HEMOSTATIC, *lx.PRESSURE, *lx.AIRWAY, *
                "patient", "evac", "precedence", "note", "saline lock", "ez-io", "fast1", "intraosseous",
                "intravenous", "iv access", "io access", "iv's", "io's", "iv is", "io is", "iv in", "io in",
                "iv line", "burns", "tbsa"]
-HEAD = re.compile(lx.alternation(f for f in _HEAD_FORMS if f not in ("liter", "rr", "lr", "hr")))
+HEAD = re.compile(lx.alternation(f for f in _HEAD_FORMS if f not in ("liter", "rr", "lr", "hr", "wound", "injury",
+                                                                     "injuries")))  # "above the wound": a place
 _ACT_END = re.compile(r"[,;:]|\s+-\s+|\s+(?:but|then|so|though|although|however|while)\b")
 _AND = re.compile(r"\s+and\s+(?:then\s+)?")
 _SKIP = re.compile(r"(?:(?:a|an|the|his|her|another|also|\d+(?:\.\d+)?|one|two|three|four|five|ten|twenty|fifty|"

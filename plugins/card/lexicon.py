@@ -28,7 +28,8 @@ BODY_PARTS = {
     "ear": "ear", "ears": "ear", "nose": "nose", "mouth": "mouth", "chin": "chin", "throat": "throat",
     "finger": "finger", "fingers": "finger", "thumb": "thumb", "shin": "shin", "heel": "heel", "toes": "toe",
     "upper leg": "thigh", "lower arm": "forearm", "torso": "torso", "ribs": "ribs", "lower back": "lower back",
-    "upper back": "upper back", "skull": "skull", "antecubital": "antecubital", "ac": "AC", "armpits": "armpit",
+    "upper back": "upper back", "skull": "skull", "tib fib": "lower leg", "tib-fib": "lower leg", "bowel": "bowel",
+    "antecubital": "antecubital", "ac": "AC", "armpits": "armpit",
 }
 LIMB_OF_PART = {"upper arm": "arm", "arm": "arm", "elbow": "arm", "forearm": "arm", "wrist": "arm", "hand": "arm",
                 "thigh": "leg", "knee": "leg", "lower leg": "leg", "leg": "leg", "calf": "leg", "ankle": "leg",
@@ -45,6 +46,8 @@ MECHANISMS = {
     "vehicle fire": "burn", "building fire": "burn", "house fire": "burn", "burning vehicle": "burn",
     "fuel fire": "burn", "flash fire": "burn", "from the fire": "burn", "in the fire": "burn",
     "shot in the": "GSW", "shot through the": "GSW", "shot in his": "GSW", "gsws": "GSW", "ieds": "IED",
+    "shot in her": "GSW", "shot through his": "GSW", "shot through her": "GSW", "shot twice": "GSW",
+    "shot once": "GSW", "shot three times": "GSW",
 }
 INJURIES = {
     "gunshot wound": "gunshot wound", "gunshot wounds": "gunshot wound", "gsw": "gunshot wound",
@@ -64,6 +67,12 @@ INJURIES = {
     "pneumo": "pneumothorax", "tension pneumo": "tension pneumothorax", "hemothorax": "hemothorax",
     "frag wound": "shrapnel wound", "frag wounds": "shrapnel wound", "frag": "shrapnel wound",
     "shot in the": "gunshot wound", "shot through the": "gunshot wound", "shot in his": "gunshot wound",
+    "shot in her": "gunshot wound", "shot through his": "gunshot wound", "shot through her": "gunshot wound",
+    "shot twice": "gunshot wound", "shot once": "gunshot wound", "shot three times": "gunshot wound",
+    # the same injuries said as what happened to the part ("eviscerated bowel", "lacerated scalp")
+    "eviscerated": "evisceration", "lacerated": "laceration", "burned": "burn", "burnt": "burn",
+    "avulsed": "avulsion", "degloved": "degloving", "crushed": "crush injury", "impaled": "impaled object",
+    "dog bite": "dog bite", "animal bite": "animal bite", "bite wound": "bite wound",
 }
 # a fall is a mechanism when said with where from or how far ("fell off the back of the truck", "fell about fifteen
 # feet"); "his pressure fell from 110" is no fall
@@ -74,7 +83,9 @@ FALL_FROM = ("roof", "rooftop", "height", "building", "wall", "ladder", "stairs"
              "hatch", "turret", "litter", "bed", "top", "back", "side", "edge", "compound", "guard tower", "trench",
              "ditch", "wadi", "feet", "foot", "ft", "meters", "metres", "yards")
 GENERIC_INJURIES = ("wound", "injury")  # said without a body region, these say nothing
-NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot in his", "burn", "burns")  # nor these alone
+NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot in his", "burn", "burns", "shot in her",
+                "shot through his", "shot through her", "shot twice", "shot once", "shot three times", "lacerated",
+                "burned", "burnt", "crushed")  # nor these alone
 PAIRED = ("arm", "leg", "hand", "foot", "thigh", "forearm", "upper arm", "lower leg", "knee", "ankle", "wrist",
           "shoulder", "hip", "eye", "calf", "buttock")  # said in the plural with no side: both sides
 SITE_OF_CARE = ("wound", "injury", "entry wound", "exit wound")  # with a treatment in the clause: where it went
@@ -156,7 +167,7 @@ ROUTES = {"iv": "IV", "io": "IO", "im": "IM", "po": "PO", "in": "IN", "intranasa
           "intravenously": "IV", "intraosseous": "IO", "intramuscular": "IM", "intramuscularly": "IM",
           "by mouth": "PO", "oral": "PO", "orally": "PO", "otfc": "OTFC", "lozenge": "OTFC", "buccal": "buccal",
           "sublingual": "SL", "sl": "SL"}
-PULSE_WORDS = ("pulse", "pulse rate", "heart rate", "hr", "pulses")
+PULSE_WORDS = ("pulse", "pulse rate", "heart rate", "hr", "pulses", "tachy", "tachycardic", "brady", "bradycardic")
 PULSE_LOCATIONS = ("radial", "carotid", "femoral", "brachial", "pedal", "wrist", "neck", "groin")
 # a pulse said by where it was felt ("radial's weak, about 130")
 PULSE_SITES = ("radial", "radials", "carotid", "femoral", "brachial", "pedal", "pedals", "distal pulses")
@@ -164,7 +175,7 @@ BP_WORDS = ("blood pressure", "bp")
 RR_WORDS = ("respiratory rate", "respirations", "respiration", "respiration rate", "resps", "rr", "breathing rate",
             "resp", "resp rate", "resps rate", "respiratory", "breathing", "breathing at")
 SPO2_WORDS = ("sats", "sat", "spo2", "sp02", "saturation", "oxygen saturation", "pulse ox", "o2 sat", "o2 sats",
-              "satting", "saturating", "pulse oximetry", "sp o2", "o2 saturation", "oxygen sats", "pulse-ox")
+              "satting", "sating", "saturating", "pulse oximetry", "sp o2", "o2 saturation", "oxygen sats", "pulse-ox")
 AVPU = {"alert": "A", "responds to voice": "V", "responding to voice": "V", "responsive to voice": "V",
         "responds to verbal": "V", "responding to verbal": "V", "responds to pain": "P",
         "responding to pain": "P", "responsive to pain": "P", "responds to painful stimuli": "P",

@@ -24,7 +24,8 @@ _LEAD = (r"\s*(?:(?:(?:first|second|third|fourth|fifth)\s+)?(?:casualty|patient)
          r"(?:(?:is|as)\s+)?(?:(?:no|not)\s+)?")
 _CATEGORY_ALONE = re.compile(_LEAD + r"(?:evac(?:uation)?\s+)?(?:category\s+|precedence\s+)?(?:is\s+)?(?P<v>"
                              + choices(EVAC_CATEGORIES) + r")(?:\s+(?:evac|evacuation|precedence))?\s*$")
-_CATEGORY_CUED = re.compile(r"\b(?:evac(?:uation)?\s+(?:category|precedence|cat)|evac|precedence|category)\s+(?:is\s+)?"
+_CATEGORY_CUED = re.compile(r"\b(?:evac(?:uation)?\s+(?:category|precedence|cat|priority)|evac|precedence|category)\s+"
+                            r"(?:is\s+)?"
                             r"(?P<v>"
                             + choices(EVAC_CATEGORIES) + r")\b")
 _MOBILITY_ALONE = re.compile(_LEAD + r"(?P<v>" + choices(MOBILITY) + r")\s*$")
@@ -34,12 +35,12 @@ _LAST_FOUR = re.compile(r"\blast\s+(?:four|4)(?:\s+(?:is|are|digits|of))*[\s:,]*
 _ROSTER = re.compile(r"\b(?:battle\s+roster|roster\s+(?:number|#)|zap)(?:\s+(?:number|#|is))*[\s:,]*")
 _ROSTER_TOKEN = re.compile(r"[a-z0-9-]+")
 _NKA = re.compile(r"\bno\s+known\s+(?:drug\s+)?allerg(?:ies|y)\b|\bnkda\b|\bnka\b|\bno\s+allergies\b|"
-                  r"\ballergies\s*[,:]?\s*(?:none|nil|negative)\b")
+                  r"\ballergies\s*[,:]?\s*(?:none|nil|negative)\b|\ballergic\s+to\s+(?:nothing|none)\b")
 _ALLERGIC = re.compile(r"\b(?:allergic|allergy|allergies|sensitive|anaphylaxis|reaction)\s*(?:to|:|are|include|"
                        r"includes|is)\s*")
 _ALLERGEN_BEFORE = re.compile(r"\b([a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+allerg(?:y|ies)\b")
 _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|with|says|he|she|he's|she's|is|severe|"
-                           r"bad|mild|none|nil|negative|nkda|nka)\b")
+                           r"bad|mild|none|nil|negative|nkda|nka|nothing)\b")
 _LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&)\s*")
 _ALLERGEN_END = re.compile(r"\b(?:so|but|otherwise|which|that|who|per|according|since|because|nkda|nka)\b")
 _DRUG = pattern(MEDICATIONS)

@@ -47,6 +47,8 @@ _DEVICE_WORDS = pattern(DEVICES_NAMED_FOR_A_PART)
 _TREATMENT = pattern([*TOURNIQUET_WORDS, *HEMOSTATIC, *PRESSURE, *BREATHING, *FLUIDS, *MEDICATIONS, *HYPOTHERMIA,
                       "packed", "dressing", "bandage", "splint", "eye shield"])
 _INJURY = pattern(INJURIES)
+_LANDMARK = re.compile(r"\b(?:above|below|proximal\s+to|distal\s+to|just\s+(?:above|below))\s+(?:the\s+|his\s+|her\s+)?"
+                       r"(?:(?:left|right)\s+)?$")
 _FALL = re.compile(alternation(FALL_WORDS) + r"(?:\s+(?:about|around|roughly|like|over|maybe|down|off|from|out|of|a|an|"
                    r"the|his|her|into|onto|approximately|\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
                    r"fifteen|twenty|thirty|forty|fifty|\w+teen|or|to|flight|flights|story|stories|of\s+a|back|top|"
@@ -54,7 +56,9 @@ _FALL = re.compile(alternation(FALL_WORDS) + r"(?:\s+(?:about|around|roughly|lik
 _HEDGE = re.compile(r"\b(" + "|".join(HEDGES).replace(" ", r"\s+") + r")\s+(?:[\w']+\s+){0,4}$")
 _PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent)")
 _BURN_WORD = re.compile(r"\b(burns?|burned|tbsa|body surface area)\b")
-_PERCENT_ALONE = re.compile(r"\s*(?:about|approximately|roughly|around|estimated)?\s*\d+(?:\.\d+)?\s*(?:%|percent)"
+_PERCENT_ALONE = re.compile(r"\s*(?:(?:that['’]s|it['’]s|that\s+is|it\s+is|looks\s+like|i['’]d\s+(?:say|estimate|"
+                            r"guess)|maybe|about|approximately|roughly|around|estimated|an\s+estimated|call\s+it)\s+)*"
+                            r"\d+(?:\.\d+)?\s*(?:%|percent)"
                             r"(?:\s*(?:tbsa|total body surface area|body surface area))?\s*$")
 
 
@@ -81,6 +85,9 @@ def injuries(s: Sentence) -> Iterator[Finding]:
         places = [r for r in regions(s, clause_start, clause_end) if not any(a <= r.start < b for a, b in devices)]
         sided = {r.part for r in places if r.side}  # "right thigh, entry and exit both on the thigh": one thigh
         places = [r for r in places if r.side or r.part not in sided]
+        landmarks = [r for r in places if _LANDMARK.search(s.lower, max(clause_start, r.start - 30), r.start)]
+        if len(landmarks) < len(places):  # "right leg below the knee": the knee says where on the leg
+            places = [r for r in places if r not in landmarks]
         for i, kind in enumerate(kinds):
             until = kinds[i + 1].start() if i + 1 < len(kinds) else clause_end
             since = kind.start() if i else clause_start

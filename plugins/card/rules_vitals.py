@@ -34,7 +34,9 @@ _FILLER = re.compile(r"(?:[\s:,]*\b(?:is|was|are|were|of|at|now|about|around|app
                      r"reading|dropped|dropping|down|up|to|came|went|climbing|holding|steady|present|palpable|strong|"
                      r"weak|thready|only|just|a|an|been|has|had|on|room|air|by|palp|palpated|palpation|remains|"
                      r"'s|’s|stable|improved|improving|back|sitting|running|measured|and|there|bounding|regular|"
-                     r"irregular|rapid|fast|slow|faint|fair|good|okay|ok|rate['’]s)\b|['’]s\b)*[\s:,]*")
+                     r"irregular|rapid|fast|slow|faint|fair|good|okay|ok|rate['’]s|shallow|labored|laboured|deep|"
+                     r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed)\b|['’]s\b)*[\s:,]*")
+_FROM_TO = re.compile(r"\s*(?P<was>\S+(?:\s+\S+){0,3}?)\s+(?:to|down\s+to|up\s+to)\s+")  # "from 120 to 90"
 _PULSE = re.compile(alternation(PULSE_WORDS) + r"(?!\s+ox)")
 _LOCATION = re.compile(r"(?:\b(left|right)\s+)?\b(" + "|".join(PULSE_LOCATIONS) + r")\b")
 _SITE = re.compile(r"(?:\b(?:left|right)\s+)?" + alternation(PULSE_SITES) + r"(?!\s+pulses?\b)")
@@ -42,6 +44,8 @@ _NUMBER_FIRST = re.compile(r"\s*(?:an?\s+)?$")  # "a hundred and twelve heart ra
 _OVER_PALP = re.compile(r"(?<![\w./])(\d{2,3})\s*(?:/|over)\s*(?:palp|palpation|palpated|p)\b")
 _BP = re.compile(alternation(BP_WORDS))
 _RATIO = re.compile(r"(\d{2,3})\s*/\s*(\d{2,3})\b")
+_PRESSURE = re.compile(r"(?<!blood\s)\bpressure\b")
+_TO_RATIO = re.compile(r"\s+(?:up\s+|down\s+)?to\s+(\d{2,3})\s*/\s*(\d{2,3})\b", re.IGNORECASE)
 _PALP = re.compile(r"\b(?:palp|palpated|palpation|palpable|by\s+palp(?:ation)?)\b")
 _SYSTOLIC = re.compile(r"\bsystolic\b")
 _RR = re.compile(alternation(RR_WORDS))
@@ -69,6 +73,11 @@ def _number_after(s: Sentence, end: int, until: int | None = None) -> tuple[floa
     number = first_number(s.text, at, until)
     if number is None or number.start != at or number.value is None:
         return None
+    moved = _FROM_TO.match(s.lower, number.start, until) if re.search(r"\bfrom\b", s.lower[end:at]) else None
+    later = first_number(s.text, moved.end(), until) if moved and moved.start("was") == number.start and \
+        moved.end("was") == number.end else None
+    if later is not None and later.start == moved.end() and later.value is not None:  # type: ignore[union-attr]
+        return later.value, later.start, later.end  # "pulse dropped from one twenty to ninety": now ninety
     return number.value, number.start, number.end
 
 
@@ -109,11 +118,21 @@ def blood_pressures(s: Sentence) -> Iterator[Finding]:
         if not _BP.search(s.lower, *s.clause_of(match.start())):  # with its "BP", the BP's own reading below
             yield Finding(BloodPressure(systolic=float(match.group(1)), diastolic=None), match.start(), match.end(),
                           "bp.systolic")
+    for match in _PRESSURE.finditer(s.lower, s.start, s.end):  # "his pressure's 90/50": with its reading only
+        clause_end = s.clause_of(match.start())[1]
+        filler = _FILLER.match(s.lower, match.end(), clause_end)
+        ratio = _RATIO.match(s.text, filler.end() if filler else match.end(), clause_end)
+        if ratio:
+            yield spanning(BloodPressure(systolic=float(ratio.group(1)), diastolic=float(ratio.group(2))), "bp",
+                           (match.start(), match.end()), (ratio.start(), ratio.end()))
     for match in [*s.find(_BP), *s.find(_SYSTOLIC)]:
         clause_end = s.clause_of(match.start())[1]
         filler = _FILLER.match(s.lower, match.end(), clause_end)
         at = filler.end() if filler else match.end()
         ratio = _RATIO.match(s.text, at, clause_end)
+        moved = ratio is not None and "from" in s.lower[match.end():at]
+        later = _TO_RATIO.match(s.text, ratio.end(), clause_end) if moved else None  # type: ignore[union-attr]
+        ratio = later or ratio  # "BP from 90/60 to 110/70": now 110/70
         if ratio and _SYSTOLIC.match(s.lower, match.start()) is None:
             yield spanning(BloodPressure(systolic=float(ratio.group(1)), diastolic=float(ratio.group(2))), "bp",
                            (match.start(), match.end()), (ratio.start(), ratio.end()))

@@ -92,3 +92,31 @@ def test_a_time_said_just_ahead_of_the_kit_s_clock_is_a_watch_s_drift_a_later_on
         "c1 f medication[morphine].time = 1003"}
     assert card_of(card_stage, "Morphine 10 mg IV at 1020.") == set()
     assert card_of(card_stage, "Possible pneumothorax.") == {"c1 b injury[-] = suspected pneumothorax"}
+
+
+@pytest.mark.parametrize("heard", [
+    "TXA's out, he's past three hours.", "Ketamine drawn up, but not pushed yet.", "He refused the pill pack.",
+    "Patient declined morphine.", "Only if he desaturates, O2.", "Normally I'd pack it with combat gauze.",
+    "Usually a TQ on a leg like that.", "Chest seal won't stick to him."])
+def test_refusal_a_drug_out_a_condition_said_first_and_what_is_usually_done_give_no_field(
+        card_stage: PluginHarness, heard: str) -> None:
+    assert card_of(card_stage, heard) == set()
+
+
+@pytest.mark.parametrize("heard, card", [
+    ("Pulse dropped from one twenty to ninety.", {"c1 c vitals[~1000].pulse = 90"}),
+    ("BP from 90/60 to 110/70.", {"c1 c vitals[~1000].bp = 110/70"}),
+    ("His pressure's ninety over fifty.", {"c1 c vitals[~1000].bp = 90/50"}),
+    ("Held pressure for three minutes.", set()),
+    ("He's tachy at one thirty.", {"c1 c vitals[~1000].pulse = 130"}),
+    ("Respirations are shallow, about thirty.", {"c1 c vitals[~1000].rr = 30"}),
+    ("Evac priority urgent surgical.", {"c1 a header.evac_category = urgent surgical"}),
+    ("He's allergic to nothing.", {"c1 a header.allergies = nka"}),
+    ("Burns on the left arm, I'd say about nine percent.", {"c1 b injury[left arm] = burn", "c1 b burn_tbsa = 9%"}),
+    ("Amputation of the left arm above the elbow.", {"c1 b injury[left arm] = amputation"}),
+    ("Lacerated scalp.", {"c1 b injury[scalp] = laceration"}),
+    ("Shot twice, chest and abdomen.", {"c1 b mechanism = gsw", "c1 b injury[chest] = gunshot wound",
+                                        "c1 b injury[abdomen] = gunshot wound"})])
+def test_readings_that_moved_a_pressure_said_plainly_and_injuries_said_as_what_happened(
+        card_stage: PluginHarness, heard: str, card: set[str]) -> None:
+    assert card_of(card_stage, heard) == card
