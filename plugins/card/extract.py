@@ -174,13 +174,14 @@ class Extraction:
         """Emit what the mention is said as; True when it gave a positive event."""
         assertion = context.status(finding.named, finding.what.kind)
         status, doubted = assertion.status, []
+        own = self._own_time(s, finding, said, context) if said else None
         if status != DONE and assertion.may_be_done and all(self._doubted(*w) for w in assertion.by):
             status, doubted = DONE, list(assertion.by)  # "Give" doubted: it may have been "Gave"
         elif status == DONE:
             doubted = [w for w in assertion.by if self._doubted(*w)]
-        elif assertion.may_be_done and past(self._own_time(s, finding, said, context), self.logged_hhmm):
+        elif assertion.may_be_done and past(own, self.logged_hhmm):
             status = DONE  # "Put a TQ on his left leg at 0910", said at 1000: an imperative's form, a past act
-        if status == DONE and future(self._own_time(s, finding, said, context) or lead, self.logged_hhmm):
+        if status == DONE and future(own or lead, self.logged_hhmm):
             status = SCHEDULED  # "TXA second gram at 1100", said at 1000: not given yet
         if status == DONE and self.inherited and not assertion.by and dialogue.continues(s):
             status = self.inherited  # "Somebody bring me the HPMK." "And a SAM splint."
@@ -194,7 +195,7 @@ class Extraction:
             return False
         if not note and self._same_tourniquet(finding):
             return True
-        when = (self._own_time(s, finding, said, context) or lead) if not note else None
+        when = (own or lead) if not note else None
         start, end = _trimmed(s.text, *s.act_of(finding.named[0])) if note else (finding.start, finding.end)
         for a, b in doubted + ([(when.start, when.end)] if when is not None else []):
             start, end = min(start, a), max(end, b)  # the words it stands on: the time said, a doubted "Give"

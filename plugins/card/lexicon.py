@@ -141,7 +141,8 @@ FLUIDS = {"lactated ringers": ("lactated Ringer's", False), "lactated ringer's":
           "packed red blood cells": ("packed red blood cells", True),
           "packed red cells": ("packed red blood cells", True), "prbc": ("packed red blood cells", True),
           "prbcs": ("packed red blood cells", True), "red cells": ("packed red blood cells", True),
-          "plasma": ("plasma", True), "fresh frozen plasma": ("plasma", True), "ffp": ("plasma", True),
+          "blood": ("blood", True), "plasma": ("plasma", True), "fresh frozen plasma": ("plasma", True),
+          "ffp": ("plasma", True),
           "freeze dried plasma": ("freeze-dried plasma", True), "platelets": ("platelets", True)}
 MEDICATIONS = {"txa": ("TXA", "other"), "tranexamic acid": ("TXA", "other"), "fentanyl": ("fentanyl", "analgesic"),
                "otfc": ("fentanyl", "analgesic"),
@@ -166,7 +167,7 @@ MEDICATIONS = {"txa": ("TXA", "other"), "tranexamic acid": ("TXA", "other"), "fe
 ROUTES = {"iv": "IV", "io": "IO", "im": "IM", "po": "PO", "in": "IN", "intranasal": "IN", "intravenous": "IV",
           "intravenously": "IV", "intraosseous": "IO", "intramuscular": "IM", "intramuscularly": "IM",
           "by mouth": "PO", "oral": "PO", "orally": "PO", "otfc": "OTFC", "lozenge": "OTFC", "buccal": "buccal",
-          "sublingual": "SL", "sl": "SL"}
+          "sublingual": "SL", "sl": "SL", "odt": "PO", "orally disintegrating": "PO"}
 PULSE_WORDS = ("pulse", "pulse rate", "heart rate", "hr", "pulses", "tachy", "tachycardic", "brady", "bradycardic")
 PULSE_LOCATIONS = ("radial", "carotid", "femoral", "brachial", "pedal", "wrist", "neck", "groin")
 # a pulse said by where it was felt ("radial's weak, about 130")

@@ -69,6 +69,7 @@ _SITED = re.compile(r"\s+(?:(?:left|right)\s+(?:humerus|humeral|tibia|tibial|arm
                     r"shin|wrist)|sternum|sternal)\b")  # "IO right humerus": said with its site, access
 _FLUID = pattern(FLUIDS)
 _NOT_FLUID = re.compile(r"\s+lock\b")
+_BLOOD_MEASURED = re.compile(r"\b(?:units?|bags?|pints?|liters?|litres?|ml|cc|mils?)\s+of\s+$")
 _DRUG = pattern(MEDICATIONS)
 
 
@@ -178,8 +179,10 @@ def access(s: Sentence) -> Iterator[Finding]:
 
 def fluids(s: Sentence) -> Iterator[Finding]:
     for match in s.find(_FLUID):
-        if _NOT_FLUID.match(s.lower, match.end(), s.end):
-            continue
+        if _NOT_FLUID.match(s.lower, match.end(), s.end) or (
+                said(match) == "blood" and not _BLOOD_MEASURED.search(s.lower, max(s.start, match.start() - 12),
+                                                                      match.start())):
+            continue  # "saline lock"; "blood" is given blood only measured out ("two units of blood")
         product, blood = FLUIDS[said(match)]
         scope_start, scope_end = item_scope(s, match.start(), match.end())
         volume = nearest_amount(s, [a for a in amounts(s, scope_start, scope_end) if a.unit in ("mL", "L", "unit")],

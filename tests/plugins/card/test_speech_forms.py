@@ -120,3 +120,13 @@ def test_refusal_a_drug_out_a_condition_said_first_and_what_is_usually_done_give
 def test_readings_that_moved_a_pressure_said_plainly_and_injuries_said_as_what_happened(
         card_stage: PluginHarness, heard: str, card: set[str]) -> None:
     assert card_of(card_stage, heard) == card
+
+
+@pytest.mark.parametrize("heard, card", [
+    ("Ran two units of blood.", {"c1 e fluid[blood] = 2 unit"}),
+    ("Lost a lot of blood.", set()),
+    ("Blood sweep, no other bleeding.", set()),
+    ("Zofran 4 ODT.", {"c1 f medication[ondansetron] = 4", "c1 f medication[ondansetron].route = po"})])
+def test_blood_is_a_product_given_only_when_measured_out(card_stage: PluginHarness, heard: str,
+                                                         card: set[str]) -> None:
+    assert card_of(card_stage, heard) == card
