@@ -109,7 +109,9 @@ PRESSURE = {"pressure dressing": None, "pressure bandage": None, "israeli bandag
             "olaes": "OLAES"}
 AIRWAY = {"airway intact": "intact", "airway is intact": "intact", "intact airway": "intact",
           "airway patent": "intact", "airway is patent": "intact", "patent airway": "intact",
-          "airway clear": "intact", "airway is clear": "intact", "npa": "NPA", "nasopharyngeal airway": "NPA",
+          "airway clear": "intact", "airway is clear": "intact", "airway open": "intact", "airway is open": "intact",
+          **{f"airway{mark}s {state}": "intact" for mark in "'’" for state in ("open", "clear", "intact", "patent")},
+          "npa": "NPA", "nasopharyngeal airway": "NPA",
           "nasal airway": "NPA", "sga": "SGA", "supraglottic airway": "SGA", "i-gel": "SGA", "igel": "SGA",
           "king lt": "SGA", "cric": "CRIC", "cricothyrotomy": "CRIC", "cricothyroidotomy": "CRIC",
           "surgical airway": "CRIC", "et tube": "ET tube", "endotracheal tube": "ET tube", "intubated": "ET tube",

@@ -35,12 +35,16 @@ _LAST_FOUR = re.compile(r"\blast\s+(?:four|4)(?:\s+(?:is|are|digits|of))*[\s:,]*
 _ROSTER = re.compile(r"\b(?:battle\s+roster|roster\s+(?:number|#)|zap)(?:\s+(?:number|#|is))*[\s:,]*")
 _ROSTER_TOKEN = re.compile(r"[a-z0-9-]+")
 _NKA = re.compile(r"\bno\s+known\s+(?:drug\s+)?allerg(?:ies|y)\b|\bnkda\b|\bnka\b|\bno\s+allergies\b|"
+                  r"\bdenies\s+(?:any\s+)?(?:known\s+)?(?:drug\s+)?allergies\b|"
                   r"\ballergies\s*[,:]?\s*(?:none|nil|negative)\b|\ballergic\s+to\s+(?:nothing|none)\b")
-_ALLERGIC = re.compile(r"\b(?:allergic|allergy|allergies|sensitive|anaphylaxis|reaction)\s*(?:to|:|are|include|"
-                       r"includes|is)\s*")
-_ALLERGEN_BEFORE = re.compile(r"\b([a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+allerg(?:y|ies)\b")
+_ALLERGIC = re.compile(r"\b(?:allergic|allergy|allergies|sensitive|anaphylaxis|reaction|reacts|reacted)\s*"
+                       r"(?:to|:|are|include|includes|is)\s*")
+# "penicillin and sulfa allergies": the names said before the word
+_ALLERGEN_BEFORE = re.compile(r"\b((?:[a-z][\w'’-]*(?:\s*,\s*|\s+)){1,6})allerg(?:y|ies)\b")
 _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|with|says|he|she|he's|she's|is|severe|"
-                           r"bad|mild|none|nil|negative|nkda|nka|nothing)\b")
+                           r"bad|mild|none|nil|negative|nkda|nka|nothing|denies|denied|reports|reported|got|have|"
+                           r"he['’]s\s+got|food|medication|medicine|other|also|documented|listed|possible|and|or)\b")
+_ALLERGEN_WORD = re.compile(r"[a-z][\w'’-]*|,")
 _LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&)\s*")
 _ALLERGEN_END = re.compile(r"\b(?:so|but|otherwise|which|that|who|per|according|since|because|nkda|nka)\b")
 _DRUG = pattern(MEDICATIONS)
@@ -121,9 +125,8 @@ def allergies(s: Sentence) -> Iterator[Finding]:
             named += [(w, match.start(), match.end() + len(w)) for w in listed]
             named[-1] = (named[-1][0], match.start(), s.lower.find(listed[-1], match.end()) + len(listed[-1]))
     for match in _ALLERGEN_BEFORE.finditer(s.lower, s.start, s.end):
-        words = _NOT_ALLERGEN.sub(" ", match.group(1)).strip()
-        if words and not any(a <= match.start() < b for _, a, b in named):
-            named.append((words, match.start(), match.end()))
+        if not any(a <= match.start() < b for _, a, b in named):
+            named += [(w, match.start(), match.end()) for w in _listed_before(match.group(1))]
     if named:
         text = ", ".join(dict.fromkeys(w for w, _, _ in named))
         yield Finding(Allergies(allergies=cut(text, MAX_ALLERGIES)), min(a for _, a, _ in named),
@@ -132,6 +135,24 @@ def allergies(s: Sentence) -> Iterator[Finding]:
     for match in _NKA.finditer(s.lower, s.start, s.end):
         yield Finding(Allergies(allergies="NKA"), match.start(), match.end(), "allergies.none_known")
         return
+
+
+def _listed_before(words: str) -> list[str]:
+    """The allergens said before "allergy"/"allergies", last first read back to the first word that is none
+    ("he's got a latex allergy" -> latex; "penicillin and sulfa allergies" -> penicillin, sulfa)."""
+    found: list[list[str]] = [[]]
+    said = _ALLERGEN_WORD.findall(words)
+    listed = any(w in ("and", "or", "&") for w in said)  # "a, b and c"; "no antibiotics yet, penicillin" is none
+    for word in reversed(said):
+        if word == "," and not listed:
+            break
+        if word in (",", "and", "or", "&"):
+            found.append([])
+        elif _NOT_ALLERGEN.fullmatch(word):
+            break
+        else:
+            found[-1].insert(0, word)
+    return [" ".join(name) for name in reversed(found) if name]
 
 
 def allergens(words: str) -> list[str]:

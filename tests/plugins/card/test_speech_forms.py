@@ -130,3 +130,18 @@ def test_readings_that_moved_a_pressure_said_plainly_and_injuries_said_as_what_h
 def test_blood_is_a_product_given_only_when_measured_out(card_stage: PluginHarness, heard: str,
                                                          card: set[str]) -> None:
     assert card_of(card_stage, heard) == card
+
+
+@pytest.mark.parametrize("heard, card", [
+    ("Reacts to codeine.", {"c1 a header.allergies = codeine"}),
+    ("Denies allergies.", {"c1 a header.allergies = nka"}),
+    ("He's got a latex allergy.", {"c1 a header.allergies = latex"}),
+    ("Penicillin, sulfa and latex allergies.", {"c1 a header.allergies = penicillin, sulfa, latex"}),
+    ("No antibiotics yet, penicillin allergy.", {"c1 a header.allergies = penicillin"}),
+    ("Supposedly he had a tourniquet on earlier.", set()),
+    ("Verify the chest seal is sealed.", set()),
+    ("Recovery position, airway open.", {"c1 e airway[intact] = yes"}),
+    ("Blizzard wrap on.", {"c1 f hypothermia = blizzard blanket"})])
+def test_allergies_as_medics_list_them_hearsay_checks_and_states(card_stage: PluginHarness, heard: str,
+                                                                 card: set[str]) -> None:
+    assert card_of(card_stage, heard) == card
