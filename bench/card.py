@@ -2,13 +2,13 @@
 90% of the fields said on the held-out half (recall, from text), and is updated within 50 ms (p99) of a final
 transcript of 500 words; extraction is linear in the transcript's length.
 
-Data: the independent corpus (tests/data/card/corpus: `tune` may change rules, `heldout` never does, `everyday`
-must add nothing; with the everyday set go the real-speech references and the safety set) and the seven scenarios
-(tests/data/card/*.yaml). Each utterance goes through Whisper's real writing steps (vocabulary, numbers) into a
-final transcript, then the card stage (in a PluginHarness, the worker's Stage), the card log and the projection;
-the cards are compared field by field (tests/support/card_score.py): precision and recall by DD 1380 section and
-by class, and invented clinical facts apart. The held-out half prints aggregates only; its individual failures
-only with --show-heldout-failures.
+Data: the independent corpus (tests/data/card/corpus: `tune` and `tune2` (a second writer's) may change rules,
+`heldout` never does, `everyday` must add nothing; with the everyday set go the real-speech references and the
+safety set) and the seven scenarios (tests/data/card/*.yaml). Each utterance goes through Whisper's real writing
+steps (vocabulary, numbers) into a final transcript, then the card stage (in a PluginHarness, the worker's
+Stage), the card log and the projection; the cards are compared field by field (tests/support/card_score.py):
+precision and recall by DD 1380 section and by class, and invented clinical facts apart. The held-out half prints
+aggregates only; its individual failures only with --show-heldout-failures.
 
 Time, side by side in one run, interleaved: the card update (rules + fsync'd log append + projection) of a
 500-word transcript and, as the reference, the transcript journal's own durable append of the same transcript;

@@ -44,7 +44,7 @@ RULES: tuple[tuple[Rule, frozenset[str]], ...] = (
     (rules_given.fluids, _first_words(lx.FLUIDS)),
     (rules_given.medications, _first_words(lx.MEDICATIONS)),
     (rules_vitals.pulses, _first_words(lx.PULSE_WORDS, lx.PULSE_SITES)),
-    (rules_vitals.blood_pressures, _first_words(lx.BP_WORDS, ["systolic", "palp", "palpation", "palpated", "p",
+    (rules_vitals.blood_pressures, _first_words(lx.BP_WORDS, ["systolic", "palp", "palpation", "palpated",
                                                               "pressure"])),
     (rules_vitals.respiratory_rates, _first_words(lx.RR_WORDS, ["breaths"])),
     (rules_vitals.saturations, _first_words(lx.SPO2_WORDS)),
