@@ -40,7 +40,7 @@ _NEXT = re.compile(r"\bnext\s+(?:casualty|patient)\b")
 # Whisper writes "Casualty two." as "Casualty, too, ..." (tiny.en, the kit's own voice): read as a switch only where
 # "too" cannot mean "also", the whole of a sentence's opening words ("Casualty too." / "Casualty, too, same blast")
 _TOO = re.compile(r"\s*(?:casualty|patient)\s*,?\s+(too)\s*(?:[,.]|$)")
-_HHMM = re.compile(r"(?<![\w.:/])([01]\d|2[0-3])([0-5]\d)(?![\w.:/%])")
+_HHMM = re.compile(r"(?<![\w.:/])([01]\d|2[0-3])([0-5]\d)(?![\w/%]|[.:]\d)")  # "at 0930:" ends a time, "09:30.5" none
 _TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until)\s+$")
 _TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu)\b")
 _TIME_WAS = re.compile(r"\btime\b[^,.;:]*?\b(?:was|is|of)\s+$")  # "TQ time on the left arm was ten twenty"

@@ -158,10 +158,13 @@ class Extraction:
         return timed.pop() if len(timed) == 1 else None
 
     def _own_time(self, s: Sentence, finding: Finding, said: list[Said], context: SentenceContext) -> Said | None:
+        """The time said in the mention's slot clause: the first one after its words ("TQ left arm at 0905 and right
+        leg at 0910"), else the nearest before them; never one a trigger ties to something else."""
         head = finding.named
         clause = s.clause_of(head[0])
         own = [t for t in said if clause[0] <= t.start < clause[1] and not context.claims(t.start, head)]
-        return min(own, key=lambda t: abs(t.start - head[0])) if own else None
+        after = [t for t in own if t.start >= head[0]]
+        return after[0] if after else max(own, key=lambda t: t.start) if own else None
 
     def _switch(self, switch: Switch) -> None:
         number = switch.number if switch.number is not None else min(self.casualty + 1, MAX_CASUALTY)

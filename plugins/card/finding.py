@@ -24,7 +24,8 @@ from typing import Any
 from tcccd.plugins.card.lexicon import BODY_PARTS, LIMB_OF_PART, PAIRED, SIDES, alternation
 from tcccd.plugins.card.sentences import Sentence
 
-_REGION = re.compile(r"(?:\b(?P<side>left|right|bilateral|both)\s+(?:side\s+of\s+(?:the\s+|his\s+|her\s+)?)?)?"
+_REGION = re.compile(r"(?:\b(?P<side>left\s+and\s+right|right\s+and\s+left|left|right|bilateral|both)\s+"
+                     r"(?:side\s+of\s+(?:the\s+|his\s+|her\s+)?)?)?"
                      r"(?P<part>" + alternation(BODY_PARTS) + ")")
 _MEASURE = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
                       r"forty|fifty|hundred|few|several|couple)(?:\s+or\s+\w+)?[\s-]+$")
@@ -79,7 +80,7 @@ def regions(sentence: Sentence, start: int, end: int) -> list[Region]:
                                                                       match.start()):
             continue
         part = BODY_PARTS[said(match, "part")]
-        side = SIDES.get(match.group("side") or "")
+        side = SIDES.get(match.group("side") or "", "both" if match.group("side") else None)  # "left and right"
         trailing = _TRAILING_SIDE.match(sentence.lower, match.end(), end) if side is None else None
         if trailing:  # "the same shoulder, the right": the side said after the part
             side = SIDES[trailing.group(1)]

@@ -36,6 +36,7 @@ _FILLER = re.compile(r"(?:[\s:,]*\b(?:is|was|are|were|of|at|now|about|around|app
                      r"'s|’s|stable|improved|improving|back|sitting|running|measured|and|there|bounding|regular|"
                      r"irregular|rapid|fast|slow|faint|fair|good|okay|ok|rate['’]s|shallow|labored|laboured|deep|"
                      r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed)\b|['’]s\b)*[\s:,]*")
+_CLOCK = re.compile(r"\d{4}")  # four digits written: a clock time, never a reading
 _FROM_TO = re.compile(r"\s*(?P<was>\S+(?:\s+\S+){0,3}?)\s+(?:to|down\s+to|up\s+to)\s+")  # "from 120 to 90"
 _PULSE = re.compile(alternation(PULSE_WORDS) + r"(?!\s+ox)")
 _LOCATION = re.compile(r"(?:\b(left|right)\s+)?\b(" + "|".join(PULSE_LOCATIONS) + r")\b")
@@ -71,8 +72,9 @@ def _number_after(s: Sentence, end: int, until: int | None = None) -> tuple[floa
     filler = _FILLER.match(s.lower, end, until)
     at = filler.end() if filler else end
     number = first_number(s.text, at, until)
-    if number is None or number.start != at or number.value is None:
-        return None
+    if number is None or number.start != at or number.value is None or _CLOCK.fullmatch(s.text, number.start,
+                                                                                          number.end):
+        return None  # "denies pain, at 1140, ...": a clock time is no reading
     moved = _FROM_TO.match(s.lower, number.start, until) if re.search(r"\bfrom\b", s.lower[end:at]) else None
     later = first_number(s.text, moved.end(), until) if moved and moved.start("was") == number.start and \
         moved.end("was") == number.end else None
@@ -82,10 +84,12 @@ def _number_after(s: Sentence, end: int, until: int | None = None) -> tuple[floa
 
 
 def _number_before(s: Sentence, start: int) -> tuple[float, int, int] | None:
-    """A reading said before its vital's word, alone at the head of its clause ("a hundred and twelve heart rate")."""
+    """A reading said before its vital's word, alone at the head of its clause ("a hundred and twelve heart rate");
+    never four digits, a clock time ("0930 pulse 110")."""
     clause_start = s.clause_of(start)[0]
     number = first_number(s.text, clause_start, start)
     if number is None or number.value is None or s.text[clause_start:number.start].strip(" ,") or \
+            _CLOCK.fullmatch(s.text, number.start, number.end) or \
             not _NUMBER_FIRST.fullmatch(s.lower, number.end, start):
         return None
     return number.value, number.start, number.end
