@@ -25,6 +25,7 @@ from bisect import bisect_right
 from tcccd.plugins.card import lexicon as lx
 
 MAX_WORDS = 60
+_STATUS_WORDS = 4  # "TXA: not given yet": a status said after a colon or dash, no longer
 _HEAD_FORMS = [*lx.TOURNIQUET_WORDS, *lx.HEMOSTATIC, *lx.PRESSURE, *lx.AIRWAY, *lx.BREATHING, *lx.FLUIDS,
                *lx.MEDICATIONS, *lx.PULSE_WORDS, *lx.BP_WORDS, *lx.RR_WORDS, *lx.SPO2_WORDS, *lx.AVPU,
                *lx.INJURIES, *lx.MECHANISMS, *lx.HYPOTHERMIA, *lx.PILL_PACK, *lx.EVAC_CATEGORIES, *lx.MOBILITY,
@@ -62,9 +63,17 @@ def long_runs(lower: str, start: int, end: int) -> list[Span]:
 
 
 def act_clauses(lower: str, start: int, end: int, cues: list[Span]) -> list[Span]:
-    """Assertion clauses of a sentence: cut at punctuation, a few conjunctions, and around correction cues."""
-    cuts = [(m.start(), m.end()) for m in _ACT_END.finditer(lower, start, end)] + cues
-    return _cut(lower, start, end, sorted(cuts))
+    """Assertion clauses of a sentence: cut at punctuation, a few conjunctions, and around correction cues; not at a
+    colon or dash that only gives the status of what is before it ("TXA: not given", "TXA - no")."""
+    cuts = sorted([(m.start(), m.end()) for m in _ACT_END.finditer(lower, start, end)] + cues)
+    kept = []
+    for i, (a, b) in enumerate(cuts):
+        tail_end = cuts[i + 1][0] if i + 1 < len(cuts) else end
+        tail = lower[b:tail_end]
+        if lower[a:b].strip() in (":", "-") and len(tail.split()) <= _STATUS_WORDS and not HEAD.search(tail):
+            continue
+        kept.append((a, b))
+    return _cut(lower, start, end, kept)
 
 
 def slot_clauses(lower: str, acts: list[Span], cues: list[Span]) -> list[Span]:
