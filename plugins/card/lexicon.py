@@ -105,6 +105,7 @@ HEMOSTATIC = {"combat gauze": "Combat Gauze", "quikclot": "QuikClot", "quick clo
               "celox": "Celox", "chitogauze": "ChitoGauze", "chito gauze": "ChitoGauze", "xstat": "XStat",
               "hemostatic gauze": None, "hemostatic dressing": None, "hemostatic agent": None, "hemostatic": None}
 PRESSURE = {"pressure dressing": None, "pressure bandage": None, "israeli bandage": "Israeli bandage",
+            "an israeli": "Israeli bandage", "israeli dressing": "Israeli bandage",
             "emergency trauma dressing": "emergency trauma dressing", "etd": "emergency trauma dressing",
             "olaes": "OLAES"}
 AIRWAY = {"airway intact": "intact", "airway is intact": "intact", "intact airway": "intact",
@@ -112,14 +113,17 @@ AIRWAY = {"airway intact": "intact", "airway is intact": "intact", "intact airwa
           "airway clear": "intact", "airway is clear": "intact", "airway open": "intact", "airway is open": "intact",
           **{f"airway{mark}s {state}": "intact" for mark in "'’" for state in ("open", "clear", "intact", "patent")},
           "npa": "NPA", "nasopharyngeal airway": "NPA",
-          "nasal airway": "NPA", "sga": "SGA", "supraglottic airway": "SGA", "i-gel": "SGA", "igel": "SGA",
+          "nasal airway": "NPA", "nasal trumpet": "NPA", "sga": "SGA", "supraglottic airway": "SGA", "i-gel": "SGA",
+          "igel": "SGA",
           "king lt": "SGA", "cric": "CRIC", "cricothyrotomy": "CRIC", "cricothyroidotomy": "CRIC",
           "surgical airway": "CRIC", "et tube": "ET tube", "endotracheal tube": "ET tube", "intubated": "ET tube",
           "intubation": "ET tube", "crickey": "CRIC"}
 BREATHING = {"oxygen": "O2", "o2": "O2", "needle decompression": "needle decompression",
              "needle decompressed": "needle decompression", "needle d": "needle decompression",
              "needled": "needle decompression",
-             "needle thoracostomy": "needle decompression", "ncd": "needle decompression",
+             "needle thoracostomy": "needle decompression", "14 gauge needle": "needle decompression",
+             "10 gauge needle": "needle decompression", "14g needle": "needle decompression",
+             "ncd": "needle decompression",
              "decompressed": "needle decompression", "chest tube": "chest tube", "chest seal": "chest seal",
              "chest seals": "chest seal", "vented chest seal": "chest seal", "occlusive dressing": "chest seal",
              "hyfin": "chest seal", "bolin": "chest seal"}
@@ -135,7 +139,7 @@ ACCESS_SITES = {"sternum": "sternum", "sternal": "sternum", "tibia": "tibia", "t
                 "humerus": "humerus", "humeral": "humerus", "antecubital": "antecubital"}
 FLUIDS = {"lactated ringers": ("lactated Ringer's", False), "lactated ringer's": ("lactated Ringer's", False),
           "ringer's lactate": ("lactated Ringer's", False), "lr": ("lactated Ringer's", False),
-          "normal saline": ("normal saline", False), "saline": ("normal saline", False),
+          "normal saline": ("normal saline", False), "saline": ("normal saline", False), "ns": ("normal saline", False),
           "plasma-lyte": ("Plasma-Lyte", False), "plasmalyte": ("Plasma-Lyte", False),
           "hextend": ("Hextend", False), "whole blood": ("whole blood", True),
           "fresh whole blood": ("fresh whole blood", True), "low titer o whole blood": ("LTOWB", True),

@@ -40,7 +40,7 @@ RULES: tuple[tuple[Rule, frozenset[str]], ...] = (
     (rules_hemorrhage.dressings, _first_words(lx.HEMOSTATIC, lx.PRESSURE)),
     (rules_treatments.airway, _first_words(lx.AIRWAY)),
     (rules_treatments.breathing, _first_words(lx.BREATHING)),
-    (rules_given.access, _first_words(lx.ACCESS, ["line"])),
+    (rules_given.access, _first_words(lx.ACCESS, ["line", "gauge", "g"])),
     (rules_given.fluids, _first_words(lx.FLUIDS)),
     (rules_given.medications, _first_words(lx.MEDICATIONS)),
     (rules_vitals.pulses, _first_words(lx.PULSE_WORDS, lx.PULSE_SITES)),

@@ -65,6 +65,8 @@ _LINE = re.compile(r"\b(?:(?:start(?:ed|ing)?|got|getting|plac(?:ed|ing)|establi
                    r"(?:(?:a|an|the|his|her|one|another|second|new|peripheral|\d+\s+gauge|large\s+bore)\s+)*"
                    r"line\b(?!\s+(?:of|up|five|one|two|three|four|six|seven|eight|nine|\d))|"
                    r"\b(?:the|his|her|a)\s+line(?:['’]s|\s+is)\s+in\b)")
+_CATHETER = re.compile(r"\b(?:14|16|18|20|22)\s*(?:-\s*)?(?:gauge|g)\s+(?=(?:in|into|to)\s+(?:the\s+|his\s+|her\s+)?"
+                       r"(?:left|right)\b)")  # "18 gauge in the left AC": an IV ("14 gauge needle": none)
 _SITED = re.compile(r"\s+(?:(?:left|right)\s+(?:humerus|humeral|tibia|tibial|arm|forearm|hand|ac|antecubital|leg|"
                     r"shin|wrist)|sternum|sternal)\b")  # "IO right humerus": said with its site, access
 _FLUID = pattern(FLUIDS)
@@ -169,8 +171,8 @@ def access(s: Sentence) -> Iterator[Finding]:
         for name, span in (named if plural else named[:1]) or [(None, None)]:
             spans = [(match.start(), end)] + ([span] if span else [])
             yield spanning(Access(access=ACCESS[form], site=name), "access.site" if name else "access", *spans)
-    for match in _LINE.finditer(s.lower, s.start, s.end):
-        line = re.search(r"line", s.lower[match.start():match.end()])
+    for match in [*_LINE.finditer(s.lower, s.start, s.end), *_CATHETER.finditer(s.lower, s.start, s.end)]:
+        line = re.search(r"line|gauge|g\b", s.lower[match.start():match.end()])
         start = match.start() + line.start() if line else match.start()
         place = next(iter(regions(s, match.end(), s.clause_of(match.start())[1])), None)
         spans = [(start, match.end())] + ([(place.start, place.end)] if place else [])

@@ -45,7 +45,8 @@ from tcccd.wire.card_events import BurnExtent, Injury, Mechanism
 _MECHANISM = pattern(MECHANISMS)
 _DEVICE_WORDS = pattern(DEVICES_NAMED_FOR_A_PART)
 _TREATMENT = pattern([*TOURNIQUET_WORDS, *HEMOSTATIC, *PRESSURE, *BREATHING, *FLUIDS, *MEDICATIONS, *HYPOTHERMIA,
-                      "packed", "dressing", "bandage", "splint", "eye shield"])
+                      "packed", "dressing", "bandage", "splint", "eye shield", "dressed", "bandaged", "covered",
+                      "sealed", "irrigated", "cleaned"])
 _INJURY = pattern(INJURIES)
 _LANDMARK = re.compile(r"\b(?:above|below|proximal\s+to|distal\s+to|just\s+(?:above|below))\s+(?:the\s+|his\s+|her\s+)?"
                        r"(?:(?:left|right)\s+)?$")

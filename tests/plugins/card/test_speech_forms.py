@@ -145,3 +145,16 @@ def test_blood_is_a_product_given_only_when_measured_out(card_stage: PluginHarne
 def test_allergies_as_medics_list_them_hearsay_checks_and_states(card_stage: PluginHarness, heard: str,
                                                                  card: set[str]) -> None:
     assert card_of(card_stage, heard) == card
+
+
+@pytest.mark.parametrize("heard, card", [
+    ("Dressed the wound on the left forearm with an Israeli.", {
+        "c1 e dressing[pressure] = left forearm", "c1 e dressing[pressure].product = israeli bandage"}),
+    ("Israeli soldiers nearby.", set()),
+    ("Nasal trumpet in the left nostril.", {"c1 e airway[npa] = yes"}),
+    ("18 gauge in the left AC.", {"c1 e access[iv] = left ac"}),
+    ("14 gauge needle to the right chest.", {"c1 e breathing[needle decompression] = right"}),
+    ("Remember, TXA within three hours.", set()),
+    ("No blood on hand, hung Hextend.", {"c1 e fluid[hextend] = yes"})])
+def test_devices_by_their_street_names_and_kit_talk(card_stage: PluginHarness, heard: str, card: set[str]) -> None:
+    assert card_of(card_stage, heard) == card
