@@ -29,7 +29,7 @@ BODY_PARTS = {
     "finger": "finger", "fingers": "finger", "thumb": "thumb", "shin": "shin", "heel": "heel", "toes": "toe",
     "upper leg": "thigh", "lower arm": "forearm", "torso": "torso", "ribs": "ribs", "lower back": "lower back",
     "upper back": "upper back", "skull": "skull", "tib fib": "lower leg", "tib-fib": "lower leg", "bowel": "bowel",
-    "antecubital": "antecubital", "ac": "AC", "armpits": "armpit",
+    "antecubital": "antecubital", "ac": "AC", "armpits": "armpit", "spine": "spine",
 }
 LIMB_OF_PART = {"upper arm": "arm", "arm": "arm", "elbow": "arm", "forearm": "arm", "wrist": "arm", "hand": "arm",
                 "thigh": "leg", "knee": "leg", "lower leg": "leg", "leg": "leg", "calf": "leg", "ankle": "leg",
@@ -46,6 +46,9 @@ MECHANISMS = {
     "vehicle fire": "burn", "building fire": "burn", "house fire": "burn", "burning vehicle": "burn",
     "fuel fire": "burn", "flash fire": "burn", "from the fire": "burn", "in the fire": "burn",
     "shot in the": "GSW", "shot through the": "GSW", "shot in his": "GSW", "gsws": "GSW", "ieds": "IED",
+    "stepped on a mine": "landmine", "a mine": "landmine", "mine blast": "landmine", "mine strike": "landmine",
+    "hit by a car": "MVC", "hit by a vehicle": "MVC", "hit by a truck": "MVC", "struck by a vehicle": "MVC",
+    "run over": "MVC", "ran over": "MVC",
     "shot in her": "GSW", "shot through his": "GSW", "shot through her": "GSW", "shot twice": "GSW",
     "shot once": "GSW", "shot three times": "GSW",
 }

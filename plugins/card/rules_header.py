@@ -32,7 +32,7 @@ _MOBILITY_ALONE = re.compile(_LEAD + r"(?P<v>" + choices(MOBILITY) + r")\s*$")
 _WALKS = re.compile(r"(?:\b(?:he|she|casualty|patient)\s*)?(?:(?:can|is\s+able\s+to|able\s+to)\s+walk|(?:is|['’]s)\s+"
                     r"walking(?:\s+on\s+(?:his|her)\s+own)?|walking\s+on\s+(?:his|her)\s+own)\s*$")
 _LAST_FOUR = re.compile(r"\blast\s+(?:four|4)(?:\s+(?:is|are|digits|of))*[\s:,]*")
-_ROSTER = re.compile(r"\b(?:battle\s+roster|roster\s+(?:number|#)|zap)(?:\s+(?:number|#|is))*[\s:,]*")
+_ROSTER = re.compile(r"\b(?:battle\s+roster|roster|zap)(?:\s+(?:number|#|is))*[\s:,]*")
 _ROSTER_TOKEN = re.compile(r"[a-z0-9-]+")
 _NKA = re.compile(r"\bno\s+known\s+(?:drug\s+)?allerg(?:ies|y)\b|\bnkda\b|\bnka\b|\bno\s+allergies\b|"
                   r"\bdenies\s+(?:any\s+)?(?:known\s+)?(?:drug\s+)?allergies\b|"

@@ -48,6 +48,7 @@ _TREATMENT = pattern([*TOURNIQUET_WORDS, *HEMOSTATIC, *PRESSURE, *BREATHING, *FL
                       "packed", "dressing", "bandage", "splint", "eye shield", "dressed", "bandaged", "covered",
                       "sealed", "irrigated", "cleaned"])
 _INJURY = pattern(INJURIES)
+_EXPLOSIVES = ("IED", "grenade", "RPG", "mortar", "artillery", "landmine")
 _LANDMARK = re.compile(r"\b(?:above|below|proximal\s+to|distal\s+to|just\s+(?:above|below))\s+(?:the\s+|his\s+|her\s+)?"
                        r"(?:(?:left|right)\s+)?$")
 _FALL = re.compile(alternation(FALL_WORDS) + r"(?:\s+(?:about|around|roughly|like|over|maybe|down|off|from|out|of|a|an|"
@@ -68,6 +69,8 @@ def mechanisms(s: Sentence) -> Iterator[Finding]:
     if s.mark == "!":
         return
     found = list(distinct(s, _MECHANISM, MECHANISMS))
+    if any(value in _EXPLOSIVES for value, _ in found):  # "grenade blast": the blast is the grenade's
+        found = [(value, match) for value, match in found if value != "blast"]
     for value, match in found:
         yield Finding(Mechanism(mechanism=value), match.start(), match.end(), "mechanism")
     fall = next(s.find(_FALL), None)

@@ -158,3 +158,15 @@ def test_allergies_as_medics_list_them_hearsay_checks_and_states(card_stage: Plu
     ("No blood on hand, hung Hextend.", {"c1 e fluid[hextend] = yes"})])
 def test_devices_by_their_street_names_and_kit_talk(card_stage: PluginHarness, heard: str, card: set[str]) -> None:
     assert card_of(card_stage, heard) == card
+
+
+@pytest.mark.parametrize("heard, card", [
+    ("Stepped on a mine.", {"c1 b mechanism = landmine"}),
+    ("That one is mine.", set()),
+    ("Grenade blast, shrapnel to the face.", {"c1 b mechanism = grenade", "c1 b injury[face] = shrapnel wound"}),
+    ("Hit by a car.", {"c1 b mechanism = mvc"}),
+    ("Roster alpha 1234.", {"c1 a header.battle_roster = a1234"}),
+    ("The roster is full.", set())])
+def test_mechanisms_as_said_in_the_field_and_a_roster_number(card_stage: PluginHarness, heard: str,
+                                                             card: set[str]) -> None:
+    assert card_of(card_stage, heard) == card
