@@ -141,3 +141,10 @@ def test_a_colon_before_a_reading_still_ends_the_clause_and_zero_in_a_number_is_
     assert card_of(card_stage, "Interventions: TQ left leg.") == {"c1 b tourniquet[left leg] = extremity"}
     assert card_of(card_stage, "Last four zero nine one two.") == {"c1 a header.last_four = 0912"}
     assert card_of(card_stage, "Pain zero.") == {"c1 c vitals[~1000].pain = 0"}
+
+
+@pytest.mark.parametrize("heard", [
+    "Nice TQ.", "Good job on that tourniquet.", "Ketamine's in my left cargo pocket.",
+    "The chest seal packaging is torn.", "Morphine makes him nauseous."])
+def test_praise_where_kit_is_and_what_a_drug_does_are_no_act(card_stage: PluginHarness, heard: str) -> None:
+    assert card_of(card_stage, heard) == set()
