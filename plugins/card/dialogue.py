@@ -45,7 +45,8 @@ _REST = re.compile(r"[\s,.;:!-]*(?:(?:and\s+)?(?:(?:left|right)\s+)?(?:radial|ca
 CONTINUES = re.compile(r"\s*(?:and|also|plus|or|and\s+also)\b(?!\s+(?:then|now|he|she|we|i|you)\b)")
 _REFERS = re.compile(r"\b(?:it|one|another|a\s+new\s+one|the\s+other\s+one|a\s+fresh\s+one)\b")
 _REDONE = re.compile(r"\b(?:replaced|reapplied|re-applied|redid|re-did|redone|re-placed|reinserted|re-inserted|"
-                     r"swapped|changed\s+out|put\s+(?:in\s+)?(?:a\s+)?new)\b")
+                     r"restarted|re-started|re-established|reestablished|repacked|re-packed|retightened|"
+                     r"re-tightened|reseated|re-seated|swapped|changed\s+out|put\s+(?:in\s+)?(?:a\s+)?new)\b")
 
 Span = tuple[int, int]
 
@@ -108,7 +109,7 @@ def redone(s: Sentence, heads: list[Span], done_words: list[Span]) -> list[tuple
         if any(start <= h[0] < end for h in heads):
             continue
         refers = _REFERS.search(s.lower, start, end)
-        done = _REDONE.search(s.lower, start, end) or any(start <= w[0] < end for w in done_words)
-        if refers and done:
-            found.append((start, end, refers.start()))
+        again = _REDONE.search(s.lower, start, end)  # "reapplied": done again, what was there before
+        if again or (refers and any(start <= w[0] < end for w in done_words)):
+            found.append((start, end, (refers or again).start()))  # type: ignore[union-attr]
     return found

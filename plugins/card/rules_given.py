@@ -57,7 +57,8 @@ _ITEM = pattern([f for f in [*FLUIDS, *MEDICATIONS] if f not in ROUTES])  # OTFC
 _ACCESS = pattern(ACCESS)
 _CUE_AFTER = re.compile(r"\s*(?:" + "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in ACCESS_CUES_AFTER) + r")")
 _CUE_BEFORE = re.compile(r"(?:gauge|placed|started|established|inserted|got|an|two|2|tried|attempted|missed|blew|"
-                         r"lost)\s+(?:the\s+|an\s+|his\s+|her\s+)?$")
+                         r"lost|pulled|removed|discontinued|restarted|replaced|flushed)\s+(?:the\s+|an\s+|his\s+|"
+                         r"her\s+)?$")
 _SITE = pattern(ACCESS_SITES)
 # "started a line in the left arm", "line's in": an IV line, only with an act said on it ("hold the line" is none)
 _LINE = re.compile(r"\b(?:(?:start(?:ed|ing)?|got|getting|plac(?:ed|ing)|establish(?:ed|ing)?|put|putting|have|has|had|"
