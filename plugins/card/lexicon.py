@@ -196,7 +196,8 @@ AVPU = {"alert": "A", "responds to voice": "V", "responding to voice": "V", "res
         "verbal only": "V", "to voice only": "V", "reacts to voice": "V", "reacting to voice": "V",
         "opens eyes to voice": "V", "opens his eyes to voice": "V", "reacts to pain": "P", "reacting to pain": "P",
         "withdraws to pain": "P", "withdraws from pain": "P", "opens eyes to pain": "P", "to pain only": "P",
-        "unarousable": "U", "unresponsive to pain": "U",
+        "unarousable": "U", "unresponsive to pain": "U", "awake and oriented": "A", "conscious and oriented": "A",
+        "awake and talking": "A", "awake and alert": "A",
         **{f"avpu{joint}{level}": level.upper() for level in "avpu" for joint in (" ", " is ", " of ", ": ")},
         **{f"{level} on avpu": level.upper() for level in "avpu"}}
 EVAC_CATEGORIES = {"urgent surgical": "urgent surgical", "urgent-surgical": "urgent surgical", "urgent": "urgent",

@@ -62,6 +62,12 @@ _NOT_AVPU_ALERT = re.compile(r"\s+(?:the|them|him|her|everyone|all|for|to|comman
                              r"squad|us)\b")
 _READING = re.compile(r"\b(?:pulse|bp|blood\s+pressure|sats?|spo2|respiratory\s+rate|respirations|rr|hr|resps?|"
                       r"pain)\s+\w")
+# how a casualty reacts, and to what: "groans to pain", "only moans to a sternal rub", "opens his eyes to his name"
+_REACTS = re.compile(r"\b(?:respond(?:s|ing)?|react(?:s|ing)?|withdraw(?:s|ing)?|moan(?:s|ing)?|groan(?:s|ing)?|"
+                     r"grimac(?:es|ing)|flinch(?:es|ing)?|localiz(?:es|ing)|opens\s+(?:his\s+|her\s+)?eyes)\s+"
+                     r"(?:only\s+)?to\s+(?P<to>pain|painful\s+stimul\w*|(?:a\s+)?sternal\s+rub|voice|verbal\w*|"
+                     r"(?:his|her)\s+name|commands|speech)\b")
+_VERBAL = ("voice", "verbal", "verbal stimuli", "verbal stimulus", "his name", "her name", "commands", "speech")
 _OUT_OF_TEN = re.compile(r"\s*(?:out\s+of\s+(?:10|ten)|of\s+(?:10|ten)|/\s*10)")
 
 
@@ -173,8 +179,10 @@ def avpu(s: Sentence) -> Iterator[Finding]:
     """"alert" is AVPU when said of the casualty ("he is alert", "patient alert and oriented") or among readings
     ("pulse 120, alert"); "alert the team", "stay alert" are not. Every level said is reported, in order: the card
     keeps the latest ("was alert, now responding to pain": P)."""
-    for match in s.find(_AVPU):
-        level = AVPU[said(match)]
+    found = [(AVPU[said(m)], m) for m in s.find(_AVPU)]
+    found += [("V" if m.group("to") in _VERBAL else "P", m) for m in _REACTS.finditer(s.lower, s.start, s.end)
+              if not any(f.start() <= m.start() < f.end() for _, f in found)]
+    for level, match in sorted(found, key=lambda f: f[1].start()):
         if level == "A" and not _alert_of_casualty(s, match):
             continue
         yield Finding(Avpu(level=level), match.start(), match.end(), "avpu")

@@ -170,3 +170,14 @@ def test_devices_by_their_street_names_and_kit_talk(card_stage: PluginHarness, h
 def test_mechanisms_as_said_in_the_field_and_a_roster_number(card_stage: PluginHarness, heard: str,
                                                              card: set[str]) -> None:
     assert card_of(card_stage, heard) == card
+
+
+@pytest.mark.parametrize("heard, card", [
+    ("Rates pain 6 out of 10.", {"c1 c vitals[~1000].pain = 6"}),
+    ("He's awake and talking.", {"c1 c vitals[~1000].avpu = a"}),
+    ("He's out of it, only groans to pain.", {"c1 c vitals[~1000].avpu = p"}),
+    ("Opens his eyes to his name.", {"c1 c vitals[~1000].avpu = v"}),
+    ("Withdraws to a sternal rub.", {"c1 c vitals[~1000].avpu = p"})])
+def test_a_pain_score_out_of_ten_and_avpu_as_how_he_reacts(card_stage: PluginHarness, heard: str,
+                                                           card: set[str]) -> None:
+    assert card_of(card_stage, heard) == card
