@@ -41,6 +41,7 @@ _AND = re.compile(r"\s+and\s+(?:then\s+)?")
 _SKIP = re.compile(r"(?:(?:a|an|the|his|her|another|also|\d+(?:\.\d+)?|one|two|three|four|five|ten|twenty|fifty|"
                    r"hundred|g|mg|mcg|ml|units?|grams?|milligrams?|micrograms?|liters?|of)\s+)*")
 _WORD = re.compile(r"\S+")
+_ANOTHER = re.compile(r"\b(?:another|one\s+more|a\s+second\s+one|a\s+new\s+one|needs?\s+one|the\s+other\s+one)\b")
 
 Span = tuple[int, int]
 
@@ -89,6 +90,7 @@ def slot_clauses(lower: str, acts: list[Span], cues: list[Span]) -> list[Span]:
                 cuts.append((m.start(), m.end()))
         pieces += _cut(lower, start, end, cuts)
     named = [HEAD.search(lower, a, b) is not None for a, b in pieces]
+    other = [_ANOTHER.search(lower, a, b) is not None for a, b in pieces]
     groups: list[list[Span]] = [[]]
     for i, piece in enumerate(pieces):  # a cue starts a new stretch: nothing is joined across it
         if i and any(pieces[i - 1][1] <= c[0] and c[1] <= piece[0] for c in cues):
@@ -97,19 +99,21 @@ def slot_clauses(lower: str, acts: list[Span], cues: list[Span]) -> list[Span]:
     out: list[Span] = []
     k = 0
     for group in groups:
-        flags = named[k:k + len(group)]
+        flags, others = named[k:k + len(group)], other[k:k + len(group)]
         k += len(group)
-        out += _joined(group, flags)
+        out += _joined(group, flags, others)
     return out
 
 
-def _joined(pieces: list[Span], named: list[bool]) -> list[Span]:
+def _joined(pieces: list[Span], named: list[bool], other: list[bool]) -> list[Span]:
     if not any(named):
         return [(pieces[0][0], pieces[-1][1])] if pieces else []
     out: list[Span] = []
     pending_start: int | None = None  # clauses before the first mention join the first clause that names one
-    for piece, has_head in zip(pieces, named, strict=True):
-        if has_head:
+    for piece, has_head, its_own in zip(pieces, named, other, strict=True):
+        if its_own and not has_head:  # "Got a TQ on, need another for the right arm": the arm is the other's
+            out.append(piece)
+        elif has_head:
             out.append((pending_start if pending_start is not None else piece[0], piece[1]))
             pending_start = None
         elif out:

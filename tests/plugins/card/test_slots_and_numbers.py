@@ -135,3 +135,11 @@ def test_a_long_transcript_with_no_punctuation_is_read_whole(card_stage: PluginH
 def test_each_limb_and_reading_takes_the_time_said_after_it(card_stage: PluginHarness, heard: str,
                                                             card: set[str]) -> None:
     assert card_of(card_stage, heard) == card
+
+
+@pytest.mark.parametrize("heard, card", [
+    ("Got a TQ on, need another for the right arm.", {"c1 b tourniquet[-] = yes"}),
+    ("Chest seal on the left, right side still needs one.", {"c1 e breathing[chest seal] = left"}),
+    ("Chest seal fell off, replaced it with a new one on the right.", {"c1 e breathing[chest seal] = right"})])
+def test_a_clause_about_another_one_keeps_its_slots(card_stage: PluginHarness, heard: str, card: set[str]) -> None:
+    assert card_of(card_stage, heard) == card
