@@ -74,6 +74,9 @@ class SentenceContext:
         category = rules.marks.get(s.mark)
         if category is not None:
             hits.append(Hit(category, s.end, s.end, (self._asked_from(category, kept), s.end), False))
+        category = rules.shouted.get(s.mark)
+        if category is not None and not any(rules.done.find(s.lower, self.words)):
+            hits.append(Hit(category, s.end, s.end, (s.start, s.end), False))  # "Chest seal!": a call for one
         return hits
 
     def _asked_from(self, category: str, found: list[tuple[int, int, Trigger]]) -> int:

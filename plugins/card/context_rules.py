@@ -58,6 +58,8 @@ class ContextFile(BaseModel):
     priority: list[str] = Field(min_length=1)
     notes: list[str]
     marks: dict[str, str] = Field(default_factory=dict)
+    shouted: dict[str, str] = Field(default_factory=dict, description="a sentence ended by this mark and holding no "
+                                    "act word is said as this category ('TQ!': a call for one)")
     fillers: list[str] = Field(default_factory=list)
     terminators: list[str] = Field(default_factory=list)
     corrections: list[str] = Field(min_length=1)
@@ -70,9 +72,10 @@ class ContextFile(BaseModel):
         unknown = sorted(set(self.priority) ^ set(self.categories))
         if unknown:
             raise ValueError(f"`priority` and `categories` must name the same categories; differing: {unknown}")
-        stray = sorted((set(self.notes) | set(self.marks.values())) - set(self.categories))
+        stray = sorted((set(self.notes) | set(self.marks.values()) | set(self.shouted.values())) -
+                       set(self.categories))
         if stray:
-            raise ValueError(f"`notes`/`marks` name categories that are not defined: {stray}")
+            raise ValueError(f"`notes`/`marks`/`shouted` name categories that are not defined: {stray}")
         return self
 
 
@@ -100,6 +103,7 @@ class ContextRules:
     priority: dict[str, int]
     notes: frozenset[str]
     marks: dict[str, str]
+    shouted: dict[str, str]
 
     @classmethod
     def load(cls, path: Path | None = None) -> ContextRules:
@@ -131,7 +135,7 @@ class ContextRules:
                    corrections=phrases(parsed.corrections) or re.compile("(?!)"),
                    fillers=re.compile(r"[\s,]*(?:(?:" + filler + r")(?![\w-])[\s,]*)*"),
                    priority={name: i for i, name in enumerate(parsed.priority)}, notes=frozenset(parsed.notes),
-                   marks=dict(parsed.marks))
+                   marks=dict(parsed.marks), shouted=dict(parsed.shouted))
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
