@@ -148,12 +148,3 @@ def test_a_colon_before_a_reading_still_ends_the_clause_and_zero_in_a_number_is_
     "The chest seal packaging is torn.", "Morphine makes him nauseous."])
 def test_praise_where_kit_is_and_what_a_drug_does_are_no_act(card_stage: PluginHarness, heard: str) -> None:
     assert card_of(card_stage, heard) == set()
-
-
-@pytest.mark.parametrize("heard, card", [
-    ("TQ!", set()), ("Chest seal, now!", set()), ("TXA please.", set()), ("Gimme a CAT.", set()),
-    ("Tourniquet's on!", {"c1 b tourniquet[-] = yes"}),
-    ("Please note TQ applied left leg.", {"c1 b tourniquet[left leg] = extremity"})])
-def test_a_shouted_name_or_a_please_is_a_call_for_it_a_shouted_act_is_reported(card_stage: PluginHarness,
-                                                                               heard: str, card: set[str]) -> None:
-    assert card_of(card_stage, heard) == card

@@ -72,19 +72,3 @@ def test_what_is_pending_travels_in_the_carry_and_is_spent_once(card_stage: Plug
     medic.says("Second one's in, left humerus.")
     assert medic.carry["undone"] is None
     assert "c1 e access[io] = left humerus" in medic.fields()
-
-
-@pytest.mark.parametrize("heard, card", [
-    ("Swapped the TQ for an Israeli bandage.", {
-        "c1 e dressing[pressure] = yes", "c1 e dressing[pressure].product = israeli bandage"}),
-    ("TQ converted to hemostatic dressing.", {"c1 e dressing[hemostatic] = yes"}),
-    ("Took the TQ off and packed the wound with Celox.", {
-        "c1 e dressing[hemostatic] = yes", "c1 e dressing[hemostatic].product = celox"}),
-    ("Pulled the IV, started a new one in the right hand.", {"c1 e access[iv] = right hand"}),
-    ("Chest seal burped, reapplied.", {"c1 e breathing[chest seal] = yes"}),
-    ("The IV infiltrated, restarted it in the left hand.", {"c1 e access[iv] = left hand"}),
-    ("Replaced the chest seal.", {"c1 e breathing[chest seal] = yes"}),
-    ("Reapplied.", set())])
-def test_what_replaced_a_device_is_done_and_the_device_it_replaced_is_not(card_stage: PluginHarness, heard: str,
-                                                                         card: set[str]) -> None:
-    assert card_of(card_stage, heard) == card

@@ -123,23 +123,3 @@ def test_a_long_transcript_with_no_punctuation_is_read_whole(card_stage: PluginH
     result = medic.says(text)
     kinds = [e.kind for e in result.events]
     assert kinds.count("tourniquet") > 300 and kinds.count("medication") > 300 and kinds.count("pulse") > 300
-
-
-@pytest.mark.parametrize("heard, card", [
-    ("TQ left arm at 0905 and right leg at 0910.", {
-        "c1 b tourniquet[left arm] = extremity", "c1 b tourniquet[left arm].time = 0905",
-        "c1 b tourniquet[right leg] = extremity", "c1 b tourniquet[right leg].time = 0910"}),
-    ("0930 pulse 110, 0945 pulse 120.", {"c1 c vitals[0930].pulse = 110", "c1 c vitals[0945].pulse = 120"}),
-    ("Vitals at 0930: pulse 110.", {"c1 c vitals[0930].pulse = 110"}),
-    ("Two IVs, left and right AC.", {"c1 e access[iv] = right ac", "c1 e access[iv#2] = left ac"})])
-def test_each_limb_and_reading_takes_the_time_said_after_it(card_stage: PluginHarness, heard: str,
-                                                            card: set[str]) -> None:
-    assert card_of(card_stage, heard) == card
-
-
-@pytest.mark.parametrize("heard, card", [
-    ("Got a TQ on, need another for the right arm.", {"c1 b tourniquet[-] = yes"}),
-    ("Chest seal on the left, right side still needs one.", {"c1 e breathing[chest seal] = left"}),
-    ("Chest seal fell off, replaced it with a new one on the right.", {"c1 e breathing[chest seal] = right"})])
-def test_a_clause_about_another_one_keeps_its_slots(card_stage: PluginHarness, heard: str, card: set[str]) -> None:
-    assert card_of(card_stage, heard) == card
