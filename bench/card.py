@@ -2,20 +2,20 @@
 90% of the fields said on the held-out half (recall, from text), and is updated within 50 ms (p99) of a final
 transcript of 500 words; extraction is linear in the transcript's length.
 
-Data: the independent corpus (tests/data/card/corpus: `tune` may change rules, `heldout` never does, `everyday`
-must add nothing; with the everyday set go the real-speech references and the safety set) and the seven scenarios
-(tests/data/card/*.yaml). Each utterance goes through Whisper's real writing steps (vocabulary, numbers) into a
-final transcript, then the card stage (in a PluginHarness, the worker's Stage), the card log and the projection;
-the cards are compared field by field (tests/support/card_score.py): precision and recall by DD 1380 section and
-by class, and invented clinical facts apart. The held-out half prints aggregates only; its individual failures
-only with --show-heldout-failures.
+Data: the independent corpus (tests/data/card/corpus: `tune` and `tune2` (a second writer's) may change rules,
+`heldout` never does, `everyday` must add nothing; with the everyday set go the real-speech references and the
+safety set) and the seven scenarios (tests/data/card/*.yaml). Each utterance goes through Whisper's real writing
+steps (vocabulary, numbers) into a final transcript, then the card stage (in a PluginHarness, the worker's
+Stage), the card log and the projection; the cards are compared field by field (tests/support/card_score.py):
+precision and recall by DD 1380 section and by class, and invented clinical facts apart. The held-out half prints
+aggregates only; its individual failures only with --show-heldout-failures.
 
 Time, side by side in one run, interleaved: the card update (rules + fsync'd log append + projection) of a
 500-word transcript and, as the reference, the transcript journal's own durable append of the same transcript;
 and the rules alone on a 41,000-character transcript with no punctuation, beside a 4,100-character one (linear:
 about ten times as long). With --audio, the scenarios and 50 held-out utterances (every 6th case) spoken by the
 kit's Piper voice at two paces through a running daemon (bench/card_audio.py).
-Usage: python bench/card.py [--sets tune,heldout,everyday,scenarios] [--rounds 200] [--audio] [--json FILE]
+Usage: python bench/card.py [--sets tune,tune2,heldout,everyday,scenarios] [--rounds 200] [--audio] [--json FILE]
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from tests.support.card_scenarios import CardPipeline, reply_events, scenarios  
 from tests.support.card_score import Score  # noqa: E402
 
 GOALS = {"invented": 0, "heldout_recall": 0.90, "update_p99_ms": 50.0, "audio_recall": 0.75}
-SETS = ("tune", "heldout", "everyday", "scenarios")
+SETS = ("tune", "tune2", "heldout", "everyday", "scenarios")
 
 
 def corpus(name: str) -> list[Case]:

@@ -11,6 +11,8 @@ transcript. docs/card.md documents every field.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from tcccd.wire.card_events import HHMM, Event, What
@@ -97,6 +99,12 @@ class Carry(_Strict):
     last: Restatable | None = Field(None, description="the last entry said, for a correction in the next transcript")
     casualty_doubted: bool = Field(False, description="the current casualty's number was a word the ASR doubted: "
                                                       "entries filed under it are shown unconfirmed")
+    asked: Literal["pulse", "bp", "rr", "spo2", "pain", "allergies"] | None = Field(
+        None, description="the transcript ended asking for this reading (or the allergies): a value said next answers")
+    undone: Restatable | None = Field(None, description="the last thing said as failed or removed: 'second one's in' "
+                                                        "said next is it, done again")
+    open_status: str | None = Field(None, max_length=32, description="how the last sentence was said when nothing in "
+                                    "it was done (request, plan, question...): 'And a SAM splint.' goes on with it")
 
 
 class CardExtract(_Strict):

@@ -28,7 +28,7 @@ from tcccd.plugins.card.phrases import Word, words
 from tcccd.plugins.card.sentences import Sentence
 
 DONE = "done"
-EXEMPT = {"allergies": {"allergy", "history"}, "injury": {"possible", "hypothetical"}, "mechanism": {"possible"}}
+EXEMPT = {"allergies": {"allergy", "history"}, "injury": {"possible"}, "mechanism": {"possible"}}
 _CLOSES_LIST = re.compile(r"\b(?:and|or|nor)\b")
 _LIST_WORDS = re.compile(r"(?:\s|,|\b(?:and|or|a|an|the|any|some|either|neither|also|more)\b)*")
 Span = tuple[int, int]
@@ -73,8 +73,22 @@ class SentenceContext:
         hits = [Hit(t.category, a, b, self._reach(t, a, b), t.may_be_done) for a, b, t in kept if self._placed(t, a)]
         category = rules.marks.get(s.mark)
         if category is not None:
-            hits.append(Hit(category, s.end, s.end, (s.start, s.end), False))
+            hits.append(Hit(category, s.end, s.end, (self._asked_from(category, kept), s.end), False))
+        category = rules.shouted.get(s.mark)
+        if category is not None and not any(rules.done.find(s.lower, self.words)):
+            hits.append(Hit(category, s.end, s.end, (s.start, s.end), False))  # "Chest seal!": a call for one
         return hits
+
+    def _asked_from(self, category: str, found: list[tuple[int, int, Trigger]]) -> int:
+        """Where a sentence ended by a question mark starts asking: at a later clause that opens with a question's
+        words ("He's alert, should we give him the pill pack?": the first clause is reported); else at its start."""
+        for a, _, trigger in found:
+            clause = self.s.act_of(a)
+            if trigger.category == category and trigger.position != "anywhere" and clause[0] > self.s.start:
+                lead = self.rules.fillers.match(self.s.lower, clause[0], a)
+                if (lead.end() if lead else clause[0]) == a:
+                    return clause[0]
+        return self.s.start
 
     def _placed(self, trigger: Trigger, at: int) -> bool:
         if trigger.position == "anywhere":

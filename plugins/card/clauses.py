@@ -25,19 +25,23 @@ from bisect import bisect_right
 from tcccd.plugins.card import lexicon as lx
 
 MAX_WORDS = 60
+_STATUS_WORDS = 4  # "TXA: not given yet": a status said after a colon or dash, no longer
 _HEAD_FORMS = [*lx.TOURNIQUET_WORDS, *lx.HEMOSTATIC, *lx.PRESSURE, *lx.AIRWAY, *lx.BREATHING, *lx.FLUIDS,
                *lx.MEDICATIONS, *lx.PULSE_WORDS, *lx.BP_WORDS, *lx.RR_WORDS, *lx.SPO2_WORDS, *lx.AVPU,
                *lx.INJURIES, *lx.MECHANISMS, *lx.HYPOTHERMIA, *lx.PILL_PACK, *lx.EVAC_CATEGORIES, *lx.MOBILITY,
                "pain", "systolic", "splint", "splinted", "eye shield", "eye shields", "last four", "last 4",
                "battle roster", "allergic", "allergy", "allergies", "nka", "nkda", "responder", "casualty",
                "patient", "evac", "precedence", "note", "saline lock", "ez-io", "fast1", "intraosseous",
-               "intravenous", "iv access", "io access", "burns", "tbsa"]
-HEAD = re.compile(lx.alternation(f for f in _HEAD_FORMS if f not in ("liter", "rr", "lr", "hr")))
+               "intravenous", "iv access", "io access", "iv's", "io's", "iv is", "io is", "iv in", "io in",
+               "iv line", "burns", "tbsa"]
+HEAD = re.compile(lx.alternation(f for f in _HEAD_FORMS if f not in ("liter", "rr", "lr", "hr", "wound", "injury",
+                                                                     "injuries")))  # "above the wound": a place
 _ACT_END = re.compile(r"[,;:]|\s+-\s+|\s+(?:but|then|so|though|although|however|while)\b")
 _AND = re.compile(r"\s+and\s+(?:then\s+)?")
 _SKIP = re.compile(r"(?:(?:a|an|the|his|her|another|also|\d+(?:\.\d+)?|one|two|three|four|five|ten|twenty|fifty|"
                    r"hundred|g|mg|mcg|ml|units?|grams?|milligrams?|micrograms?|liters?|of)\s+)*")
 _WORD = re.compile(r"\S+")
+_ANOTHER = re.compile(r"\b(?:another|one\s+more|a\s+second\s+one|a\s+new\s+one|needs?\s+one|the\s+other\s+one)\b")
 
 Span = tuple[int, int]
 
@@ -60,9 +64,17 @@ def long_runs(lower: str, start: int, end: int) -> list[Span]:
 
 
 def act_clauses(lower: str, start: int, end: int, cues: list[Span]) -> list[Span]:
-    """Assertion clauses of a sentence: cut at punctuation, a few conjunctions, and around correction cues."""
-    cuts = [(m.start(), m.end()) for m in _ACT_END.finditer(lower, start, end)] + cues
-    return _cut(lower, start, end, sorted(cuts))
+    """Assertion clauses of a sentence: cut at punctuation, a few conjunctions, and around correction cues; not at a
+    colon or dash that only gives the status of what is before it ("TXA: not given", "TXA - no")."""
+    cuts = sorted([(m.start(), m.end()) for m in _ACT_END.finditer(lower, start, end)] + cues)
+    kept = []
+    for i, (a, b) in enumerate(cuts):
+        tail_end = cuts[i + 1][0] if i + 1 < len(cuts) else end
+        tail = lower[b:tail_end]
+        if lower[a:b].strip() in (":", "-") and len(tail.split()) <= _STATUS_WORDS and not HEAD.search(tail):
+            continue
+        kept.append((a, b))
+    return _cut(lower, start, end, kept)
 
 
 def slot_clauses(lower: str, acts: list[Span], cues: list[Span]) -> list[Span]:
@@ -78,6 +90,7 @@ def slot_clauses(lower: str, acts: list[Span], cues: list[Span]) -> list[Span]:
                 cuts.append((m.start(), m.end()))
         pieces += _cut(lower, start, end, cuts)
     named = [HEAD.search(lower, a, b) is not None for a, b in pieces]
+    other = [_ANOTHER.search(lower, a, b) is not None for a, b in pieces]
     groups: list[list[Span]] = [[]]
     for i, piece in enumerate(pieces):  # a cue starts a new stretch: nothing is joined across it
         if i and any(pieces[i - 1][1] <= c[0] and c[1] <= piece[0] for c in cues):
@@ -86,19 +99,21 @@ def slot_clauses(lower: str, acts: list[Span], cues: list[Span]) -> list[Span]:
     out: list[Span] = []
     k = 0
     for group in groups:
-        flags = named[k:k + len(group)]
+        flags, others = named[k:k + len(group)], other[k:k + len(group)]
         k += len(group)
-        out += _joined(group, flags)
+        out += _joined(group, flags, others)
     return out
 
 
-def _joined(pieces: list[Span], named: list[bool]) -> list[Span]:
+def _joined(pieces: list[Span], named: list[bool], other: list[bool]) -> list[Span]:
     if not any(named):
         return [(pieces[0][0], pieces[-1][1])] if pieces else []
     out: list[Span] = []
     pending_start: int | None = None  # clauses before the first mention join the first clause that names one
-    for piece, has_head in zip(pieces, named, strict=True):
-        if has_head:
+    for piece, has_head, its_own in zip(pieces, named, other, strict=True):
+        if its_own and not has_head:  # "Got a TQ on, need another for the right arm": the arm is the other's
+            out.append(piece)
+        elif has_head:
             out.append((pending_start if pending_start is not None else piece[0], piece[1]))
             pending_start = None
         elif out:

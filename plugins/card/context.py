@@ -11,7 +11,8 @@ for what follows it.
 
 Times: a four-digit time counts when the ASR's number step wrote it as a time
 (its `numbers[]` trail says rule "time") or when it is said as one ("at 0915",
-"0915 hours", "at oh nine thirty", "due at ten twenty"); digits after "last
+"0915 hours", "at oh nine thirty", "due at ten twenty", "TQ time was ten twenty") or written with a leading zero
+("TQ right arm 0905": no amount is said that way); digits after "last
 four", "roster", "zap", a grid, a frequency or a call sign are never a time.
 "five minutes ago", "half an hour ago" count back from the utterance. Which
 event takes which time is the extractor's choice (tcccd.plugins.card.extract):
@@ -39,9 +40,10 @@ _NEXT = re.compile(r"\bnext\s+(?:casualty|patient)\b")
 # Whisper writes "Casualty two." as "Casualty, too, ..." (tiny.en, the kit's own voice): read as a switch only where
 # "too" cannot mean "also", the whole of a sentence's opening words ("Casualty too." / "Casualty, too, same blast")
 _TOO = re.compile(r"\s*(?:casualty|patient)\s*,?\s+(too)\s*(?:[,.]|$)")
-_HHMM = re.compile(r"(?<![\w.:/])([01]\d|2[0-3])([0-5]\d)(?![\w.:/%])")
+_HHMM = re.compile(r"(?<![\w.:/])([01]\d|2[0-3])([0-5]\d)(?![\w/%]|[.:]\d)")  # "at 0930:" ends a time, "09:30.5" none
 _TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until)\s+$")
 _TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu)\b")
+_TIME_WAS = re.compile(r"\btime\b[^,.;:]*?\b(?:was|is|of)\s+$")  # "TQ time on the left arm was ten twenty"
 _NOT_TIME_BEFORE = re.compile(r"\b(?:last\s+(?:four|4)(?:\s+(?:is|are|digits|of))*|roster(?:\s+(?:number|#|is))*|"
                               r"zap(?:\s+(?:number|#|is))*|grid(?:\s+(?:to\s+\w+|is))*|freq(?:uency)?(?:\s+is)?|"
                               r"call\s+sign(?:\s+is)?|channel|room|checkpoint|bumper(?:\s+number)?|number)\s*:?\s*$")
@@ -101,7 +103,7 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]]) -> list[Said]:
         if _NOT_TIME_BEFORE.search(s.lower, max(s.start, match.start() - 40), match.start()):
             continue
         by_asr = any(start <= match.start() and match.end() <= end for start, end in time_rewrites)
-        if by_asr or _said_as_time(s, match.start(), match.end()):
+        if by_asr or _said_as_time(s, match.start(), match.end()) or match.group().startswith("0"):  # no dose is "0905"
             found.append(Said(match.group(), None, match.start(), match.end()))
     for number in iter_numbers(s.text, s.start, s.end):
         ago = _AGO.match(s.lower, number.end, s.end)
@@ -122,11 +124,36 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]]) -> list[Said]:
 def _said_as_time(s: Sentence, start: int, end: int) -> bool:
     """After "at", "time"...; before "hours"; or led by "oh" ("oh nine fifty"), which no quantity is."""
     return bool(_TIME_BEFORE.search(s.lower, max(s.start, start - 12), start) or _TIME_AFTER.match(s.lower, end)
-                or s.lower.startswith("oh ", start))
+                or s.lower.startswith("oh ", start) or _TIME_WAS.search(s.lower, max(s.start, start - 50), start))
 
 
 def _valid_hhmm(digits: str) -> bool:
     return int(digits[:2]) <= 23 and int(digits[2:]) <= 59
+
+
+FUTURE_SLACK_MIN = 5  # a time said up to this far ahead of the kit's clock is the medic's watch, not a plan
+
+
+def past(when: Said | None, now_hhmm: str) -> bool:
+    """A time said that is already past when it is said ("at 0910" at 1000, "ten minutes ago")."""
+    if when is None:
+        return False
+    if when.spoken is None:
+        return (when.relative_min or 0) < 0
+    ahead = _ahead_min(when.spoken, now_hhmm)
+    return ahead == 0 or ahead >= 12 * 60
+
+
+def future(when: Said | None, now_hhmm: str) -> bool:
+    """A clock time said that is still ahead when it is said, by more than a watch's drift from the kit's clock
+    ("TXA second gram at 1100" at 1000: not given yet)."""
+    return when is not None and when.spoken is not None and \
+        FUTURE_SLACK_MIN < _ahead_min(when.spoken, now_hhmm) < 12 * 60
+
+
+def _ahead_min(hhmm: str, now_hhmm: str) -> int:
+    """How far a clock time is ahead of another, 0-1439 minutes (a time just past is far ahead)."""
+    return (int(hhmm[:2]) * 60 + int(hhmm[2:]) - int(now_hhmm[:2]) * 60 - int(now_hhmm[2:])) % (24 * 60)
 
 
 def local_hhmm(ts: float, utc_offset_min: int) -> str:

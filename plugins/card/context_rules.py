@@ -58,6 +58,8 @@ class ContextFile(BaseModel):
     priority: list[str] = Field(min_length=1)
     notes: list[str]
     marks: dict[str, str] = Field(default_factory=dict)
+    shouted: dict[str, str] = Field(default_factory=dict, description="a sentence ended by this mark and holding no "
+                                    "act word is said as this category ('TQ!': a call for one)")
     fillers: list[str] = Field(default_factory=list)
     terminators: list[str] = Field(default_factory=list)
     corrections: list[str] = Field(min_length=1)
@@ -70,9 +72,10 @@ class ContextFile(BaseModel):
         unknown = sorted(set(self.priority) ^ set(self.categories))
         if unknown:
             raise ValueError(f"`priority` and `categories` must name the same categories; differing: {unknown}")
-        stray = sorted((set(self.notes) | set(self.marks.values())) - set(self.categories))
+        stray = sorted((set(self.notes) | set(self.marks.values()) | set(self.shouted.values())) -
+                       set(self.categories))
         if stray:
-            raise ValueError(f"`notes`/`marks` name categories that are not defined: {stray}")
+            raise ValueError(f"`notes`/`marks`/`shouted` name categories that are not defined: {stray}")
         return self
 
 
@@ -100,13 +103,14 @@ class ContextRules:
     priority: dict[str, int]
     notes: frozenset[str]
     marks: dict[str, str]
+    shouted: dict[str, str]
 
     @classmethod
     def load(cls, path: Path | None = None) -> ContextRules:
         """The rules in `path`, or the ones shipped with tcccd."""
         where = path or Path(str(resources.files("tcccd.profiles").joinpath("card", "context.yaml")))
         try:
-            raw = yaml.safe_load(where.read_text())
+            raw = yaml.load(where.read_text(), Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
         except (OSError, yaml.YAMLError) as exc:
             raise ContextRulesError(f"{where}: cannot be read as YAML: {exc}") from None
         try:
@@ -126,11 +130,26 @@ class ContextRules:
                    pseudo=PhraseIndex([(w, None) for e in parsed.pseudo for w in e.words]),
                    pseudo_patterns=tuple(re.compile(e.pattern) for e in parsed.pseudo if e.pattern),
                    done=PhraseIndex([(w, None) for e in parsed.done for w in e.words]),
-                   terminators=phrases(parsed.terminators),
+                   terminators=phrases(parsed.terminators + [f"and {w}" for e in parsed.done for w in e.words
+                                                             if not w.startswith("'")]),
                    corrections=phrases(parsed.corrections) or re.compile("(?!)"),
                    fillers=re.compile(r"[\s,]*(?:(?:" + filler + r")(?![\w-])[\s,]*)*"),
                    priority={name: i for i, name in enumerate(parsed.priority)}, notes=frozenset(parsed.notes),
-                   marks=dict(parsed.marks))
+                   marks=dict(parsed.marks), shouted=dict(parsed.shouted))
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key said twice in one mapping: plain YAML keeps the last one silently, so a
+    pasted `terminated_by` would quietly replace another entry's."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:  # type: ignore[override]
+        seen: set = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} given twice", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 def _phrase(words: str) -> str:

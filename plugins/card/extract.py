@@ -22,8 +22,19 @@ event's index, so that replaying the same transcript gives the same ids.
 
 from __future__ import annotations
 
+from tcccd.plugins.card import dialogue
 from tcccd.plugins.card.assertion import DONE, SentenceContext
-from tcccd.plugins.card.context import MAX_CASUALTY, Said, Switch, local_hhmm, shifted, switches, times
+from tcccd.plugins.card.context import (
+    MAX_CASUALTY,
+    Said,
+    Switch,
+    future,
+    local_hhmm,
+    past,
+    shifted,
+    switches,
+    times,
+)
 from tcccd.plugins.card.context_rules import ContextRules
 from tcccd.plugins.card.corrections import restated
 from tcccd.plugins.card.finding import Finding, out_of_range
@@ -35,6 +46,8 @@ from tcccd.wire.card_events import VITAL_KINDS, CasualtySwitch, Event, EventTime
 from tcccd.wire.card_stage import CardEvents, CardExtract, Carry, Restatable
 
 Span = tuple[int, int]
+SCHEDULED = "scheduled"
+CARRIED = ("question", "plan", "request", "conditional", "hypothetical", "scheduled")  # go on in "And a SAM splint."
 
 
 class CardReader:
@@ -62,18 +75,30 @@ class Extraction:
         self.correcting = request.carry.correcting
         self.last = request.carry.last
         self.casualty_doubted = request.carry.casualty_doubted
+        self.asked, self.undone, self.open_status = request.carry.asked, request.carry.undone, request.carry.open_status
+        self.inherited: str | None = None  # how the sentence before was said, for one that only continues it
+        self.statuses: list[str] = []  # how each mention of the current sentence was said
+        self.undone_at = -1  # where in the current sentence the mention now in `undone` was said
 
     def run(self) -> CardEvents:
         for sentence in split(self.request.text, self.rules.corrections):
             self._sentence(sentence)
-        return CardEvents(events=self.events, casualty=self.casualty,
-                          carry=Carry(correcting=self.correcting, last=self.last,
-                                      casualty_doubted=self.casualty_doubted))
+        return CardEvents(events=self.events, casualty=self.casualty, carry=Carry(
+            correcting=self.correcting, last=self.last, casualty_doubted=self.casualty_doubted, asked=self.asked,
+            undone=self.undone, open_status=self.open_status))
 
     def _sentence(self, s: Sentence) -> None:
         said_words = words(s.lower, s.start, s.end)
         found: list[Switch | Finding] = [*switches(s), *rule_findings(s, frozenset(w.text for w in said_words))]
-        if not found and not s.cues and not self.correcting:
+        asked, undone, self.inherited = self.asked, self.undone, self.open_status  # each lasts one sentence
+        self.asked = dialogue.asked(s) if s.mark == "?" else None
+        self.undone, self.undone_at, self.open_status, self.statuses = None, -1, None, []
+        if asked is not None and s.mark != "?" and all(isinstance(f, Finding) and f.rule.endswith(".incomplete")
+                                                       for f in found):
+            reply = dialogue.answer(s, asked)  # "What's his pulse?" "One twenty-eight, radial."
+            found = [reply] if reply is not None else found
+        if not found and not s.cues and not self.correcting and undone is None:
+            self.open_status = "question" if s.mark == "?" else None
             return
         said = times(s, self.time_rewrites)
         heads = [f.named if isinstance(f, Finding) else (f.start, f.end) for f in found]
@@ -97,6 +122,26 @@ class Extraction:
                     emitted |= self._finding(s, item, said, lead or first, context, correcting=i > 0)
             if i > 0 and not emitted:
                 self._restatement(s, start, until, said)
+        self._redone(s, heads, context, said, undone)
+        carried = [status for status in self.statuses if status in CARRIED]
+        if carried and len(carried) == len(self.statuses):  # nothing in it done: a sentence that continues it isn't
+            self.open_status = carried[-1]
+
+    def _redone(self, s: Sentence, heads: list[Span], context: SentenceContext, said: list[Said],
+                undone: Restatable | None) -> None:
+        """'NPA wouldn't pass on the right, got it in on the left': a clause that refers back to what failed or came
+        off, in this sentence or the one before, and says it done, is that thing done, with the clause's slots."""
+        for start, end, refers in dialogue.redone(s, heads, context.done_words):
+            before = self.undone if self.undone is not None and self.undone_at < start else undone
+            if before is None or context.status((refers, refers), before.what.kind).status != DONE:
+                continue  # "IV blew, we'll put another one in": planned, not done
+            end = max(end, s.clause_of(start)[1])
+            laid = restated(s, start, end, before.what, said)
+            what, when = laid if laid is not None else (before.what, None)
+            start, end = _trimmed(s.text, start, end)
+            self._emit(what, start, end, "redone", when, {
+                "out_of_range": out_of_range(what), "uncertain": self._doubted(start, end) or self.casualty_doubted})
+            self.undone = undone = None
 
     def _lead_time(self, s: Sentence, said: list[Said], findings: list[Finding],
                    context: SentenceContext) -> Said | None:
@@ -113,20 +158,13 @@ class Extraction:
         return timed.pop() if len(timed) == 1 else None
 
     def _own_time(self, s: Sentence, finding: Finding, said: list[Said], context: SentenceContext) -> Said | None:
+        """The time said in the mention's slot clause: the first one after its words ("TQ left arm at 0905 and right
+        leg at 0910"), else the nearest before them; never one a trigger ties to something else."""
         head = finding.named
         clause = s.clause_of(head[0])
         own = [t for t in said if clause[0] <= t.start < clause[1] and not context.claims(t.start, head)]
-        return min(own, key=lambda t: abs(t.start - head[0])) if own else None
-
-    def _past(self, when: Said | None) -> bool:
-        """A time said that is already past when it is said ("at 0910" at 1000, "ten minutes ago")."""
-        if when is None:
-            return False
-        if when.spoken is None:
-            return (when.relative_min or 0) < 0
-        said_min, now_min = int(when.spoken[:2]) * 60 + int(when.spoken[2:]), int(self.logged_hhmm[:2]) * 60 + int(
-            self.logged_hhmm[2:])
-        return 0 <= (now_min - said_min) % (24 * 60) <= 12 * 60
+        after = [t for t in own if t.start >= head[0]]
+        return after[0] if after else max(own, key=lambda t: t.start) if own else None
 
     def _switch(self, switch: Switch) -> None:
         number = switch.number if switch.number is not None else min(self.casualty + 1, MAX_CASUALTY)
@@ -139,12 +177,20 @@ class Extraction:
         """Emit what the mention is said as; True when it gave a positive event."""
         assertion = context.status(finding.named, finding.what.kind)
         status, doubted = assertion.status, []
+        own = self._own_time(s, finding, said, context) if said else None
         if status != DONE and assertion.may_be_done and all(self._doubted(*w) for w in assertion.by):
             status, doubted = DONE, list(assertion.by)  # "Give" doubted: it may have been "Gave"
         elif status == DONE:
             doubted = [w for w in assertion.by if self._doubted(*w)]
-        elif assertion.may_be_done and self._past(self._own_time(s, finding, said, context)):
+        elif assertion.may_be_done and past(own, self.logged_hhmm):
             status = DONE  # "Put a TQ on his left leg at 0910", said at 1000: an imperative's form, a past act
+        if status == DONE and future(own or lead, self.logged_hhmm):
+            status = SCHEDULED  # "TXA second gram at 1100", said at 1000: not given yet
+        if status == DONE and self.inherited and not assertion.by and dialogue.continues(s):
+            status = self.inherited  # "Somebody bring me the HPMK." "And a SAM splint."
+        self.statuses.append(status)
+        if status in ("failed", "removed"):
+            self.undone, self.undone_at = Restatable(what=finding.what), finding.named[0]
         if status != DONE and status not in self.rules.notes:
             return False
         note = status != DONE
@@ -152,7 +198,7 @@ class Extraction:
             return False
         if not note and self._same_tourniquet(finding):
             return True
-        when = (self._own_time(s, finding, said, context) or lead) if not note else None
+        when = (own or lead) if not note else None
         start, end = _trimmed(s.text, *s.act_of(finding.named[0])) if note else (finding.start, finding.end)
         for a, b in doubted + ([(when.start, when.end)] if when is not None else []):
             start, end = min(start, a), max(end, b)  # the words it stands on: the time said, a doubted "Give"

@@ -128,8 +128,8 @@ def _groups(words: list[str]) -> list[_Group] | None:
         elif word in TENS or word in TEENS:
             value, i = _below_hundred(words, i)
             groups.append(_Group(value, 2, False))
-        elif word == "oh" and i + 1 < len(words) and words[i + 1] in UNITS and words[i + 1] != "oh":
-            groups.append(_Group(UNITS[words[i + 1]], 2, False))
+        elif word == "oh" and i + 1 < len(words) and _digit(words[i + 1]) is not None:
+            groups.append(_Group(_digit(words[i + 1]), 2, False))  # "oh five", "1 oh 4" as the number step leaves it
             i += 2
         elif word in UNITS:
             groups.append(_Group(UNITS[word], 1, True))
@@ -137,6 +137,13 @@ def _groups(words: list[str]) -> list[_Group] | None:
         else:
             return None
     return groups
+
+
+def _digit(word: str) -> int | None:
+    """One digit said or written ("five", "5"); None for anything else ("oh" included)."""
+    if word in UNITS and word != "oh":
+        return UNITS[word]
+    return int(word) if word.isdigit() and len(word) == 1 else None
 
 
 def _below_hundred(words: list[str], i: int) -> tuple[int, int]:

@@ -37,7 +37,7 @@ from tcccd.plugins.card.lexicon import (
     ROUTES,
     pattern,
 )
-from tcccd.plugins.card.sentences import Sentence, first_number, numbers_in
+from tcccd.plugins.card.sentences import Number, Sentence, first_number, numbers_in
 from tcccd.wire.card_events import Access, Fluid, Medication
 
 _UNIT_WORDS = {"g": "g", "gram": "g", "grams": "g", "mg": "mg", "milligram": "mg", "milligrams": "mg",
@@ -49,15 +49,30 @@ _UNIT = re.compile(r"\s*(?P<unit>" + "|".join(sorted((re.escape(u) for u in _UNI
                    + r")(?![\w/])(?P<per>\s*(?:/\s*|per\s+|a\s+)(?:kg|kilo|kilogram|kilograms)\b)?(?:\s+of\b)?",
                    re.IGNORECASE)
 _RANGE = re.compile(r"\s*(?:to|-)\s*", re.IGNORECASE)
-_ONE = re.compile(r"(?<![\w-])an?\s+(?=(?:unit|liter|litre|gram)\b)", re.IGNORECASE)
+_ONE = re.compile(r"(?<![\w-])(?:an?|another|one\s+more|first|second|third|fourth|1st|2nd|3rd|4th)\s+"
+                  r"(?=(?:unit|liter|litre|gram)\b)", re.IGNORECASE)  # "first unit of plasma": one unit
+_BARE_BEFORE = re.compile(r"\s+(?:of\s+)?$", re.IGNORECASE)  # "fifty of ketamine", "five hundred Hextend"
 _ROUTE = pattern(ROUTES)
 _ITEM = pattern([f for f in [*FLUIDS, *MEDICATIONS] if f not in ROUTES])  # OTFC is fentanyl's route too
 _ACCESS = pattern(ACCESS)
 _CUE_AFTER = re.compile(r"\s*(?:" + "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in ACCESS_CUES_AFTER) + r")")
-_CUE_BEFORE = re.compile(r"(?:gauge|placed|started|established|inserted|got|an|two|2)\s+$")
+_CUE_BEFORE = re.compile(r"(?:gauge|placed|started|established|inserted|got|an|two|2|tried|attempted|missed|blew|"
+                         r"lost|pulled|removed|discontinued|restarted|replaced|flushed)\s+(?:the\s+|an\s+|his\s+|"
+                         r"her\s+)?$")
 _SITE = pattern(ACCESS_SITES)
+# "started a line in the left arm", "line's in": an IV line, only with an act said on it ("hold the line" is none)
+_LINE = re.compile(r"\b(?:(?:start(?:ed|ing)?|got|getting|plac(?:ed|ing)|establish(?:ed|ing)?|put|putting|have|has|had|"
+                   r"missed|lost|blew|blown|tried|attempted|running|ran|secured|insert(?:ed|ing)?)\s+(?:in\s+)?"
+                   r"(?:(?:a|an|the|his|her|one|another|second|new|peripheral|\d+\s+gauge|large\s+bore)\s+)*"
+                   r"line\b(?!\s+(?:of|up|five|one|two|three|four|six|seven|eight|nine|\d))|"
+                   r"\b(?:the|his|her|a)\s+line(?:['’]s|\s+is)\s+in\b)")
+_CATHETER = re.compile(r"\b(?:14|16|18|20|22)\s*(?:-\s*)?(?:gauge|g)\s+(?=(?:in|into|to)\s+(?:the\s+|his\s+|her\s+)?"
+                       r"(?:left|right)\b)")  # "18 gauge in the left AC": an IV ("14 gauge needle": none)
+_SITED = re.compile(r"\s+(?:(?:left|right)\s+(?:humerus|humeral|tibia|tibial|arm|forearm|hand|ac|antecubital|leg|"
+                    r"shin|wrist)|sternum|sternal)\b")  # "IO right humerus": said with its site, access
 _FLUID = pattern(FLUIDS)
 _NOT_FLUID = re.compile(r"\s+lock\b")
+_BLOOD_MEASURED = re.compile(r"\b(?:units?|bags?|pints?|liters?|litres?|ml|cc|mils?)\s+of\s+$")
 _DRUG = pattern(MEDICATIONS)
 
 
@@ -110,13 +125,24 @@ def nearest_amount(s: Sentence, found: list[Amount], name_start: int, name_end: 
     return after[0] if after else None
 
 
-def bare_dose(s: Sentence, name_end: int, scope_end: int) -> Amount | None:
-    """'ketamine 50 IM': a number right after the drug's name with no unit, as said."""
+def bare_dose(s: Sentence, name_start: int, name_end: int, scope_start: int, scope_end: int) -> Amount | None:
+    """A number with no unit said right after the name ('ketamine 50 IM', 'Hextend five hundred in') or right before
+    it ('fifty of ketamine', 'five hundred Hextend'): the amount as said, with no unit."""
     number = first_number(s.text, name_end, scope_end)
-    if number is None or number.value is None or s.text[name_end:number.start].strip() or \
-            _UNIT.match(s.text, number.end, scope_end) or len(s.text[number.start:number.end]) == 4:
-        return None  # "ketamine 0950": a time, not a dose
-    return Amount(number.value, None, number.start, number.end)
+    if number is not None and not s.text[name_end:number.start].strip() and _bare(s, number, scope_end):
+        return Amount(number.value, None, number.start, number.end)  # type: ignore[arg-type]
+    before = [n for n in numbers_in(s.text, scope_start, name_start)
+              if _BARE_BEFORE.fullmatch(s.text, n.end, name_start)]
+    if before and _bare(s, before[-1], name_start):
+        return Amount(before[-1].value, None, before[-1].start, before[-1].end)  # type: ignore[arg-type]
+    return None
+
+
+def _bare(s: Sentence, number: Number, scope_end: int) -> bool:
+    """A quantity said with no unit: not digits said one by one, not a clock time ('ketamine 0950')."""
+    written = s.text[number.start:number.end]
+    return number.value is not None and not _UNIT.match(s.text, number.end, scope_end) and \
+        not (written.isdigit() and len(written) == 4)
 
 
 def item_scope(s: Sentence, start: int, end: int) -> tuple[int, int]:
@@ -136,7 +162,8 @@ def access(s: Sentence) -> Iterator[Finding]:
         clause_start, clause_end = s.clause_of(match.start())
         places = regions(s, end, clause_end)
         cued = (_CUE_AFTER.match(s.lower, end, s.end) or _CUE_BEFORE.search(s.lower, s.start, match.start())
-                or plural)
+                or plural or (_SITED.match(s.lower, end, clause_end) and  # not "1 g TXA IO right humerus": a route
+                              next(s.find(_ITEM, clause_start, match.start()), None) is None))
         if not cued:
             continue
         site = next(s.find(_SITE, end, clause_end), None)
@@ -145,16 +172,25 @@ def access(s: Sentence) -> Iterator[Finding]:
         for name, span in (named if plural else named[:1]) or [(None, None)]:
             spans = [(match.start(), end)] + ([span] if span else [])
             yield spanning(Access(access=ACCESS[form], site=name), "access.site" if name else "access", *spans)
+    for match in [*_LINE.finditer(s.lower, s.start, s.end), *_CATHETER.finditer(s.lower, s.start, s.end)]:
+        line = re.search(r"line|gauge|g\b", s.lower[match.start():match.end()])
+        start = match.start() + line.start() if line else match.start()
+        place = next(iter(regions(s, match.end(), s.clause_of(match.start())[1])), None)
+        spans = [(start, match.end())] + ([(place.start, place.end)] if place else [])
+        yield spanning(Access(access="IV", site=place.name if place else None), "access.line", *spans)
 
 
 def fluids(s: Sentence) -> Iterator[Finding]:
     for match in s.find(_FLUID):
-        if _NOT_FLUID.match(s.lower, match.end(), s.end):
-            continue
+        if _NOT_FLUID.match(s.lower, match.end(), s.end) or (
+                said(match) == "blood" and not _BLOOD_MEASURED.search(s.lower, max(s.start, match.start() - 12),
+                                                                      match.start())):
+            continue  # "saline lock"; "blood" is given blood only measured out ("two units of blood")
         product, blood = FLUIDS[said(match)]
         scope_start, scope_end = item_scope(s, match.start(), match.end())
         volume = nearest_amount(s, [a for a in amounts(s, scope_start, scope_end) if a.unit in ("mL", "L", "unit")],
-                                match.start(), match.end())
+                                match.start(), match.end()) or bare_dose(s, match.start(), match.end(), scope_start,
+                                                                         scope_end)
         way = route(s, match.end(), scope_end) or route(s, scope_start, match.start())
         spans = [(match.start(), match.end())]
         spans += [(volume.start, volume.end)] if volume else []
@@ -171,7 +207,8 @@ def medications(s: Sentence) -> Iterator[Finding]:
             continue
         scope_start, scope_end = item_scope(s, match.start(), match.end())
         dose = nearest_amount(s, [a for a in amounts(s, scope_start, scope_end) if a.unit not in ("L", "unit")],
-                              match.start(), match.end()) or bare_dose(s, match.end(), scope_end)
+                              match.start(), match.end()) or bare_dose(s, match.start(), match.end(), scope_start,
+                                                                       scope_end)
         way = route(s, match.start(), scope_end) or route(s, scope_start, match.start())
         spans = [(match.start(), match.end())]
         spans += [(dose.start, dose.end)] if dose else []

@@ -24,39 +24,55 @@ _LEAD = (r"\s*(?:(?:(?:first|second|third|fourth|fifth)\s+)?(?:casualty|patient)
          r"(?:(?:is|as)\s+)?(?:(?:no|not)\s+)?")
 _CATEGORY_ALONE = re.compile(_LEAD + r"(?:evac(?:uation)?\s+)?(?:category\s+|precedence\s+)?(?:is\s+)?(?P<v>"
                              + choices(EVAC_CATEGORIES) + r")(?:\s+(?:evac|evacuation|precedence))?\s*$")
-_CATEGORY_CUED = re.compile(r"\b(?:evac(?:uation)?\s+(?:category|precedence|cat)|evac|precedence)\s+(?:is\s+)?(?P<v>"
+_CATEGORY_CUED = re.compile(r"\b(?:evac(?:uation)?\s+(?:category|precedence|cat|priority)|evac|precedence|category)\s+"
+                            r"(?:is\s+)?"
+                            r"(?P<v>"
                             + choices(EVAC_CATEGORIES) + r")\b")
 _MOBILITY_ALONE = re.compile(_LEAD + r"(?P<v>" + choices(MOBILITY) + r")\s*$")
+_WALKS = re.compile(r"(?:\b(?:he|she|casualty|patient)\s*)?(?:(?:can|is\s+able\s+to|able\s+to)\s+walk|(?:is|['’]s)\s+"
+                    r"walking(?:\s+on\s+(?:his|her)\s+own)?|walking\s+on\s+(?:his|her)\s+own)\s*$")
 _LAST_FOUR = re.compile(r"\blast\s+(?:four|4)(?:\s+(?:is|are|digits|of))*[\s:,]*")
-_ROSTER = re.compile(r"\b(?:battle\s+roster|roster\s+(?:number|#)|zap)(?:\s+(?:number|#|is))*[\s:,]*")
+_ROSTER = re.compile(r"\b(?:battle\s+roster|roster|zap)(?:\s+(?:number|#|is))*[\s:,]*")
 _ROSTER_TOKEN = re.compile(r"[a-z0-9-]+")
 _NKA = re.compile(r"\bno\s+known\s+(?:drug\s+)?allerg(?:ies|y)\b|\bnkda\b|\bnka\b|\bno\s+allergies\b|"
-                  r"\ballergies\s*[,:]?\s*(?:none|nil|negative)\b")
-_ALLERGIC = re.compile(r"\b(?:allergic|allergy|allergies|sensitive|anaphylaxis|reaction)\s*(?:to|:)\s*")
-_ALLERGEN_BEFORE = re.compile(r"\b([a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+allerg(?:y|ies)\b")
+                  r"\bdenies\s+(?:any\s+)?(?:known\s+)?(?:drug\s+)?allergies\b|"
+                  r"\ballergies\s*[,:]?\s*(?:none|nil|negative)\b|\ballergic\s+to\s+(?:nothing|none)\b")
+_ALLERGIC = re.compile(r"\b(?:allergic|allergy|allergies|sensitive|anaphylaxis|reaction|reacts|reacted)\s*"
+                       r"(?:to|:|are|include|includes|is)\s*")
+# "penicillin and sulfa allergies": the names said before the word
+_ALLERGEN_BEFORE = re.compile(r"\b((?:[a-z][\w'’-]*(?:\s*,\s*|\s+)){1,6})allerg(?:y|ies)\b")
 _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|with|says|he|she|he's|she's|is|severe|"
-                           r"bad|mild|none|nil|negative|nkda|nka)\b")
+                           r"bad|mild|none|nil|negative|nkda|nka|nothing|denies|denied|reports|reported|got|have|"
+                           r"he['’]s\s+got|food|medication|medicine|other|also|documented|listed|possible|and|or)\b")
+_ALLERGEN_WORD = re.compile(r"[a-z][\w'’-]*|,")
 _LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&)\s*")
 _ALLERGEN_END = re.compile(r"\b(?:so|but|otherwise|which|that|who|per|according|since|because|nkda|nka)\b")
 _DRUG = pattern(MEDICATIONS)
 MAX_ALLERGIES = 200
-_RESPONDER = re.compile(r"(?i:\b(?:first\s+responder|responder|treated\s+by)(?:\s+is)?)\s+(?P<name>[A-Z][\w'-]*"
-                        r"(?:\s+[A-Z][\w'-]*)?)")
+_RESPONDER = re.compile(r"(?i:\b(?:first\s+responder|responder|treated\s+by)(?:\s+name)?(?:\s+is)?)\s+"
+                        r"(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
 _RESPONDER_WORD = re.compile(r"\b(?:first\s+responder|responder|treated\s+by)\b", re.IGNORECASE)
 _NOTE = re.compile(r"\s*note\b[\s,:]*")
 
 
 def evacuation(s: Sentence) -> Iterator[Finding]:
+    """A category said alone in its slot clause or cued ("category priority"); litter or ambulatory said alone in
+    its slot clause or its assertion clause ("He's a litter patient, can't bear weight"), or "he can walk"."""
     for clause_start, clause_end in s.clauses:
         match = _CATEGORY_ALONE.match(s.lower, clause_start, clause_end) or _CATEGORY_CUED.search(
             s.lower, clause_start, clause_end)
         if match:
             yield Finding(Evacuation(category=EVAC_CATEGORIES[said(match, "v")]),
                           match.start("v"), match.end("v"), "evacuation")
+    seen = set()
+    for clause_start, clause_end in sorted({*s.clauses, *s.acts}):
         match = _MOBILITY_ALONE.match(s.lower, clause_start, clause_end)
-        if match:
-            yield Finding(Mobility(mobility=MOBILITY[said(match, "v")]),
-                          match.start("v"), match.end("v"), "mobility")
+        walks = _WALKS.match(s.lower, clause_start, clause_end)  # "he can walk": ambulatory
+        value = MOBILITY[said(match, "v")] if match else "ambulatory" if walks else None
+        if value is not None and value not in seen:
+            seen.add(value)
+            start, end = (match.start("v"), match.end("v")) if match else (walks.start(), walks.end())  # type: ignore[union-attr]
+            yield Finding(Mobility(mobility=value), start, end, "mobility")
 
 
 def last_four(s: Sentence) -> Iterator[Finding]:
@@ -104,14 +120,13 @@ def allergies(s: Sentence) -> Iterator[Finding]:
     named: list[tuple[str, int, int]] = []
     for match in _ALLERGIC.finditer(s.lower, s.start, s.end):
         stop = _ALLERGEN_END.search(s.lower, match.end(), s.end)
-        listed = _allergens(s.lower[match.end():stop.start() if stop else s.end])
+        listed = allergens(s.lower[match.end():stop.start() if stop else s.end])
         if listed:
             named += [(w, match.start(), match.end() + len(w)) for w in listed]
             named[-1] = (named[-1][0], match.start(), s.lower.find(listed[-1], match.end()) + len(listed[-1]))
     for match in _ALLERGEN_BEFORE.finditer(s.lower, s.start, s.end):
-        words = _NOT_ALLERGEN.sub(" ", match.group(1)).strip()
-        if words and not any(a <= match.start() < b for _, a, b in named):
-            named.append((words, match.start(), match.end()))
+        if not any(a <= match.start() < b for _, a, b in named):
+            named += [(w, match.start(), match.end()) for w in _listed_before(match.group(1))]
     if named:
         text = ", ".join(dict.fromkeys(w for w, _, _ in named))
         yield Finding(Allergies(allergies=cut(text, MAX_ALLERGIES)), min(a for _, a, _ in named),
@@ -122,7 +137,25 @@ def allergies(s: Sentence) -> Iterator[Finding]:
         return
 
 
-def _allergens(words: str) -> list[str]:
+def _listed_before(words: str) -> list[str]:
+    """The allergens said before "allergy"/"allergies", last first read back to the first word that is none
+    ("he's got a latex allergy" -> latex; "penicillin and sulfa allergies" -> penicillin, sulfa)."""
+    found: list[list[str]] = [[]]
+    said = _ALLERGEN_WORD.findall(words)
+    listed = any(w in ("and", "or", "&") for w in said)  # "a, b and c"; "no antibiotics yet, penicillin" is none
+    for word in reversed(said):
+        if word == "," and not listed:
+            break
+        if word in (",", "and", "or", "&"):
+            found.append([])
+        elif _NOT_ALLERGEN.fullmatch(word):
+            break
+        else:
+            found[-1].insert(0, word)
+    return [" ".join(name) for name in reversed(found) if name]
+
+
+def allergens(words: str) -> list[str]:
     """The allergens listed: the first part, then each further one while it reads as a name (three words at most,
     no other clinical mention: "allergic to morphine, tourniquet left leg" lists morphine alone)."""
     found: list[str] = []

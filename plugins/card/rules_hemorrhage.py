@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from tcccd.plugins.card.finding import Finding, regions, said, spanning
 from tcccd.plugins.card.lexicon import (
@@ -59,7 +60,10 @@ def tourniquets(s: Sentence) -> Iterator[Finding]:
                                   "extremity" if region else None),
                               device=TOURNIQUET_DEVICES[said(device)] if device else None)
             extra = [(region.start, region.end)] if region else []
-            found.append(spanning(what, "tourniquet.limb" if region else "tourniquet", *spans, *extra))
+            finding = spanning(what, "tourniquet.limb" if region else "tourniquet", *spans, *extra)
+            if region is not None and region is not limbs[0] and region.start > mention.start():
+                finding = replace(finding, head=(region.start, region.end))  # "... and right leg at 0910": its time
+            found.append(finding)
     yield from found
 
 

@@ -22,6 +22,8 @@ from tcccd.plugins.card.finding import Finding, distinct, regions, said, spannin
 from tcccd.plugins.card.lexicon import (
     BREATHING,
     DEVICES_NAMED_FOR_A_PART,
+    FALL_FROM,
+    FALL_WORDS,
     FLUIDS,
     GENERIC_INJURIES,
     HEDGES,
@@ -34,6 +36,7 @@ from tcccd.plugins.card.lexicon import (
     PRESSURE,
     SITE_OF_CARE,
     TOURNIQUET_WORDS,
+    alternation,
     pattern,
 )
 from tcccd.plugins.card.sentences import Sentence
@@ -42,12 +45,22 @@ from tcccd.wire.card_events import BurnExtent, Injury, Mechanism
 _MECHANISM = pattern(MECHANISMS)
 _DEVICE_WORDS = pattern(DEVICES_NAMED_FOR_A_PART)
 _TREATMENT = pattern([*TOURNIQUET_WORDS, *HEMOSTATIC, *PRESSURE, *BREATHING, *FLUIDS, *MEDICATIONS, *HYPOTHERMIA,
-                      "packed", "dressing", "bandage", "splint", "eye shield"])
+                      "packed", "dressing", "bandage", "splint", "eye shield", "dressed", "bandaged", "covered",
+                      "sealed", "irrigated", "cleaned"])
 _INJURY = pattern(INJURIES)
+_EXPLOSIVES = ("IED", "grenade", "RPG", "mortar", "artillery", "landmine")
+_LANDMARK = re.compile(r"\b(?:above|below|proximal\s+to|distal\s+to|just\s+(?:above|below))\s+(?:the\s+|his\s+|her\s+)?"
+                       r"(?:(?:left|right)\s+)?$")
+_FALL = re.compile(alternation(FALL_WORDS) + r"(?:\s+(?:about|around|roughly|like|over|maybe|down|off|from|out|of|a|an|"
+                   r"the|his|her|into|onto|approximately|\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+                   r"fifteen|twenty|thirty|forty|fifty|\w+teen|or|to|flight|flights|story|stories|of\s+a|back|top|"
+                   r"side|edge)){0,6}?\s+" + alternation(FALL_FROM))
 _HEDGE = re.compile(r"\b(" + "|".join(HEDGES).replace(" ", r"\s+") + r")\s+(?:[\w']+\s+){0,4}$")
 _PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent)")
 _BURN_WORD = re.compile(r"\b(burns?|burned|tbsa|body surface area)\b")
-_PERCENT_ALONE = re.compile(r"\s*(?:about|approximately|roughly|around|estimated)?\s*\d+(?:\.\d+)?\s*(?:%|percent)"
+_PERCENT_ALONE = re.compile(r"\s*(?:(?:that['’]s|it['’]s|that\s+is|it\s+is|looks\s+like|i['’]d\s+(?:say|estimate|"
+                            r"guess)|maybe|about|approximately|roughly|around|estimated|an\s+estimated|call\s+it)\s+)*"
+                            r"\d+(?:\.\d+)?\s*(?:%|percent)"
                             r"(?:\s*(?:tbsa|total body surface area|body surface area))?\s*$")
 
 
@@ -55,8 +68,14 @@ def mechanisms(s: Sentence) -> Iterator[Finding]:
     """A mechanism named; not one shouted as a warning ("Grenade!")."""
     if s.mark == "!":
         return
-    for value, match in distinct(s, _MECHANISM, MECHANISMS):
+    found = list(distinct(s, _MECHANISM, MECHANISMS))
+    if any(value in _EXPLOSIVES for value, _ in found):  # "grenade blast": the blast is the grenade's
+        found = [(value, match) for value, match in found if value != "blast"]
+    for value, match in found:
         yield Finding(Mechanism(mechanism=value), match.start(), match.end(), "mechanism")
+    fall = next(s.find(_FALL), None)
+    if fall is not None and "fall" not in (value for value, _ in found):
+        yield Finding(Mechanism(mechanism="fall"), fall.start(), fall.end(), "mechanism.fall")
 
 
 def injuries(s: Sentence) -> Iterator[Finding]:
@@ -68,6 +87,11 @@ def injuries(s: Sentence) -> Iterator[Finding]:
         treated = next(s.find(_TREATMENT, clause_start, clause_end), None) is not None
         kinds = [k for k in kinds if not (treated and INJURIES[said(k)] in SITE_OF_CARE)]
         places = [r for r in regions(s, clause_start, clause_end) if not any(a <= r.start < b for a, b in devices)]
+        sided = {r.part for r in places if r.side}  # "right thigh, entry and exit both on the thigh": one thigh
+        places = [r for r in places if r.side or r.part not in sided]
+        landmarks = [r for r in places if _LANDMARK.search(s.lower, max(clause_start, r.start - 30), r.start)]
+        if len(landmarks) < len(places):  # "right leg below the knee": the knee says where on the leg
+            places = [r for r in places if r not in landmarks]
         for i, kind in enumerate(kinds):
             until = kinds[i + 1].start() if i + 1 < len(kinds) else clause_end
             since = kind.start() if i else clause_start

@@ -56,10 +56,13 @@ def _utterances(raw: list[Any]) -> list[Utterance]:
     return out
 
 
-def cases(set_name: str) -> list[Case]:
-    """The cases of `tune` or `heldout`."""
-    raw = yaml.safe_load((CORPUS / f"{set_name}.yaml").read_text())
-    assert raw["set"] == set_name and raw["utc_offset_min"] == 0 and raw["date"] == DATE
+SET_OF_FILE = {"tune": "tune", "tune2": "tune", "heldout": "heldout"}  # file -> the half it belongs to
+
+
+def cases(file_name: str) -> list[Case]:
+    """The cases of `tune`, `tune2` (a second tune set, another writer) or `heldout`."""
+    raw = yaml.safe_load((CORPUS / f"{file_name}.yaml").read_text())
+    assert raw["set"] == SET_OF_FILE[file_name] and raw["utc_offset_min"] == 0 and raw["date"] == DATE
     return [Case(c["id"], c["class"], _utterances(c["utterances"]), expected_fields(c["expected"] or ""))
             for c in raw["cases"]]
 

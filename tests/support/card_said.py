@@ -8,7 +8,10 @@ tests/support/card_fields.py.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from tcccd.card.projection import Projector
 from tcccd.kit.testing import PluginHarness
@@ -60,3 +63,12 @@ def card_of(harness: PluginHarness, *utterances: str | tuple[str, list[str]]) ->
         heard, doubted = (utterance, []) if isinstance(utterance, str) else utterance
         medic.says(heard, doubted)
     return medic.fields()
+
+
+SAID_CARDS = Path(__file__).resolve().parents[1] / "data" / "card" / "unit" / "said_cards.yaml"
+
+
+def said_cards(topic: str) -> list[tuple[str, set[str]]]:
+    """The sentences of one topic of tests/data/card/unit/said_cards.yaml, each with the card it must make."""
+    table = yaml.safe_load(SAID_CARDS.read_text())[topic]
+    return [(row["said"], set(row["card"])) for row in table]

@@ -125,3 +125,26 @@ def test_everyday_talk_about_kit_and_training_gives_nothing(card_stage: PluginHa
                   "Normal saline is in the truck box.", "Expect mortar fire tonight.",
                   "Evac categories are urgent, priority and routine."):
         assert card_of(card_stage, heard) == set(), heard
+
+
+@pytest.mark.parametrize("heard", [
+    "TXA: not given.", "TXA - no.", "Negative on the TXA.", "Zero TXA so far.", "TQ unnecessary.",
+    "Nobody put a chest seal on him.", "Ketamine: not yet."])
+def test_a_status_said_after_the_thing_or_a_quantity_of_none_is_not_done(card_stage: PluginHarness,
+                                                                         heard: str) -> None:
+    assert card_of(card_stage, heard) == set()
+
+
+def test_a_colon_before_a_reading_still_ends_the_clause_and_zero_in_a_number_is_a_digit(
+        card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "TXA no, ketamine yes.") == {"c1 f medication[ketamine] = yes"}
+    assert card_of(card_stage, "Interventions: TQ left leg.") == {"c1 b tourniquet[left leg] = extremity"}
+    assert card_of(card_stage, "Last four zero nine one two.") == {"c1 a header.last_four = 0912"}
+    assert card_of(card_stage, "Pain zero.") == {"c1 c vitals[~1000].pain = 0"}
+
+
+@pytest.mark.parametrize("heard", [
+    "Nice TQ.", "Good job on that tourniquet.", "Ketamine's in my left cargo pocket.",
+    "The chest seal packaging is torn.", "Morphine makes him nauseous."])
+def test_praise_where_kit_is_and_what_a_drug_does_are_no_act(card_stage: PluginHarness, heard: str) -> None:
+    assert card_of(card_stage, heard) == set()

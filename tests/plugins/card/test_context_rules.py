@@ -22,6 +22,7 @@ def test_the_shipped_rules_load_with_every_category_ranked_and_each_note_status_
     assert set(rules.priority) >= {"absent", "question", "plan", "request", "conditional", "failed", "removed",
                                    "withheld", "scheduled", "allergy", "someone_else", "hypothetical", "history"}
     assert rules.notes == {"absent", "failed", "removed", "withheld"} and rules.marks == {"?": "question"}
+    assert rules.shouted == {"!": "request"}
 
 
 def test_a_unit_s_own_copy_extends_the_rules(tmp_path: Path) -> None:
@@ -39,7 +40,8 @@ def test_a_unit_s_own_copy_extends_the_rules(tmp_path: Path) -> None:
     (lambda r: r["categories"].pop("plan"), "`priority` and `categories` must name the same categories"),
     (lambda r: r["categories"]["absent"].append({"pattern": "(unclosed"}), "pattern is not a regular expression"),
     (lambda r: r["categories"]["absent"].append({"words": ["x"], "direction": "sideways"}), "direction"),
-    (lambda r: r.update(notes=["absent", "ignored"]), "not defined: ['ignored']")])
+    (lambda r: r.update(notes=["absent", "ignored"]), "not defined: ['ignored']"),
+    (lambda r: r.update(shouted={"!": "yelled"}), "not defined: ['yelled']")])
 def test_a_bad_rules_file_is_refused_with_the_file_and_the_fault(tmp_path: Path, change, fault: str) -> None:
     raw = yaml.safe_load(SHIPPED.read_text())
     change(raw)
@@ -51,3 +53,12 @@ def test_a_bad_rules_file_is_refused_with_the_file_and_the_fault(tmp_path: Path,
     with pytest.raises(PluginError, match=fault.replace("[", r"\[").replace("`", ".")), \
             PluginHarness(CARD_PLUGIN, {"context_rules": str(bad)}, tmp_path / "stage"):
         pass
+
+
+def test_a_key_said_twice_in_the_rules_file_is_refused_not_silently_dropped(tmp_path: Path) -> None:
+    text = SHIPPED.read_text().replace("  removed:\n", "  removed:\n    - words: [yanked]\n      direction: forward\n"
+                                       "      direction: backward\n", 1)
+    bad = tmp_path / "context.yaml"
+    bad.write_text(text)
+    with pytest.raises(ContextRulesError, match="key 'direction' given twice"):
+        ContextRules.load(bad)
