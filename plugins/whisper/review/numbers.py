@@ -36,7 +36,8 @@ VITAL_CUES = ("heart rate", "pulse", "pulse rate", "respiratory rate", "respirat
               "breathing rate", "gcs", "pulse ox", "spo2", "saturation", "sats", "sat", "temperature")
 _TOKEN = re.compile(r"\d+(?:[.:/]\d+)*%?|[A-Za-z]+(?:'[A-Za-z]+)?")
 _CLOCK = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
-_CONTEXT_WORDS = {"over", "percent", *UNITS}  # a number before one of these is not a clock time
+# a number before one of these is not a clock time: the unit words, and the symbols they are written as
+_CONTEXT_WORDS = {"over", "percent", *UNITS, *(symbol.lower() for symbol in UNITS.values())}
 _PLAIN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
@@ -118,7 +119,8 @@ def _rewrite_at(text: str, tokens: list[_Token], i: int) -> tuple[Rewrite, int] 
         return _dose(text, tokens, number, None)
     if number.spoken and _is_time(tokens, i, number):
         return _make(text, tokens, i, after, number.digits, "time", [number])
-    if (number.spoken or number.end - number.start > 1) and _follows_vital_cue(tokens, i):
+    if (number.spoken or number.end - number.start > 1) and _follows_vital_cue(tokens, i) \
+            and not _beside_digit_group(text, tokens, number):
         return _make(text, tokens, i, after, number.digits, "vital", [number])
     return None
 
@@ -190,8 +192,20 @@ def _inside_number(text: str, tokens: list[_Token], i: int) -> bool:
     if i == 0 or not _joined(text, tokens, i - 1, i):
         return False
     before = tokens[i - 1]
-    digits = before.text.isdigit() and tokens[i].text.isdigit()
+    digits = before.text[0].isdigit() and tokens[i].text[0].isdigit()  # "0 09:15", as "zero 09:15" is
     return before.word in NUMBER_WORDS or _scale_and(tokens, i - 1) or digits
+
+
+def _beside_digit_group(text: str, tokens: list[_Token], number: _Number) -> bool:
+    """A digit group the model wrote sits right before or after the number ("pulse zero, 0 0"): written in
+    digits, the number would join that run, and a second pass would read the run as one time."""
+    def group(k: int, gap: str) -> bool:  # a piece of a time the model wrote apart ("0 9, 15"), not "98 percent"
+        return 0 <= k < len(tokens) and tokens[k].text.isdigit() and len(tokens[k].text) <= 3 \
+            and not gap.strip(" -,") and _word(tokens, k + 1) not in _CONTEXT_WORDS
+
+    first, last = tokens[number.start], tokens[number.end - 1]
+    return group(number.start - 1, text[tokens[number.start - 1].end:first.start] if number.start else "x") \
+        or group(number.end, text[last.end:tokens[number.end].start] if number.end < len(tokens) else "x")
 
 
 def _and_follows(text: str, tokens: list[_Token], i: int, value: int) -> bool:
