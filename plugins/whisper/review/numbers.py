@@ -84,10 +84,39 @@ def inverse_normalize(text: str) -> tuple[str, list[Rewrite]]:
             continue
         rewrite, i = found
         rewrites.append(rewrite)
-    out = text
-    for rewrite in reversed(rewrites):
-        out = out[:rewrite.start_char] + rewrite.written + out[rewrite.end_char:]
-    return out, rewrites
+    while True:
+        out, placed = _applied(text, rewrites)
+        joining = [r for r, (start, end) in zip(rewrites, placed, strict=True)
+                   if r.rule == "vital" and _beside_digit_group(out, start, end)]
+        if not joining:
+            return out, rewrites
+        rewrites = [r for r in rewrites if r not in joining]
+
+
+def _applied(text: str, rewrites: list[Rewrite]) -> tuple[str, list[tuple[int, int]]]:
+    """`text` with the rewrites made, and where each one's written form sits in it."""
+    pieces, placed, at, shift = [], [], 0, 0
+    for rewrite in rewrites:
+        pieces += [text[at:rewrite.start_char], rewrite.written]
+        start = rewrite.start_char + shift
+        placed.append((start, start + len(rewrite.written)))
+        shift += len(rewrite.written) - (rewrite.end_char - rewrite.start_char)
+        at = rewrite.end_char
+    return "".join(pieces) + text[at:], placed
+
+
+def _beside_digit_group(out: str, start: int, end: int) -> bool:
+    """A vital sign written in digits at out[start:end] sits right beside a digit group of the output ("pulse 0,
+    0 0"): read again, the run would be one time. Such a number stays in the words it was heard in."""
+    tokens = [_Token(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(out)]
+    for k, token in enumerate(tokens):
+        if not (token.text.isdigit() and len(token.text) <= 3) or _word(tokens, k + 1) in _CONTEXT_WORDS:
+            continue
+        if token.end <= start and not out[token.end:start].strip(" -,"):
+            return True
+        if token.start >= end and not out[end:token.start].strip(" -,"):
+            return True
+    return False
 
 
 def _rewrite_at(text: str, tokens: list[_Token], i: int) -> tuple[Rewrite, int] | None:
@@ -119,8 +148,7 @@ def _rewrite_at(text: str, tokens: list[_Token], i: int) -> tuple[Rewrite, int] 
         return _dose(text, tokens, number, None)
     if number.spoken and _is_time(tokens, i, number):
         return _make(text, tokens, i, after, number.digits, "time", [number])
-    if (number.spoken or number.end - number.start > 1) and _follows_vital_cue(tokens, i) \
-            and not _beside_digit_group(text, tokens, number):
+    if (number.spoken or number.end - number.start > 1) and _follows_vital_cue(tokens, i):
         return _make(text, tokens, i, after, number.digits, "vital", [number])
     return None
 
@@ -147,7 +175,8 @@ def _split_time_at(text: str, tokens: list[_Token], i: int) -> _Number | None:
     (four digits, every one of them heard); after 'at', or led by a zero."""
     end = i
     while end < len(tokens) and tokens[end].text.isdigit() and len(tokens[end].text) <= 3 \
-            and (end == i or not text[tokens[end - 1].end:tokens[end].start].strip(" -,")):
+            and (end == i or not text[tokens[end - 1].end:tokens[end].start].strip(" -,")) \
+            and _word(tokens, end + 1) not in _CONTEXT_WORDS:  # "12 percent" is a number of its own
         end += 1
     digits = "".join(t.text for t in tokens[i:end])
     after_at = i > 0 and tokens[i - 1].word == "at"
@@ -194,18 +223,6 @@ def _inside_number(text: str, tokens: list[_Token], i: int) -> bool:
     before = tokens[i - 1]
     digits = before.text[0].isdigit() and tokens[i].text[0].isdigit()  # "0 09:15", as "zero 09:15" is
     return before.word in NUMBER_WORDS or _scale_and(tokens, i - 1) or digits
-
-
-def _beside_digit_group(text: str, tokens: list[_Token], number: _Number) -> bool:
-    """A digit group the model wrote sits right before or after the number ("pulse zero, 0 0"): written in
-    digits, the number would join that run, and a second pass would read the run as one time."""
-    def group(k: int, gap: str) -> bool:  # a piece of a time the model wrote apart ("0 9, 15"), not "98 percent"
-        return 0 <= k < len(tokens) and tokens[k].text.isdigit() and len(tokens[k].text) <= 3 \
-            and not gap.strip(" -,") and _word(tokens, k + 1) not in _CONTEXT_WORDS
-
-    first, last = tokens[number.start], tokens[number.end - 1]
-    return group(number.start - 1, text[tokens[number.start - 1].end:first.start] if number.start else "x") \
-        or group(number.end, text[last.end:tokens[number.end].start] if number.end < len(tokens) else "x")
 
 
 def _and_follows(text: str, tokens: list[_Token], i: int, value: int) -> bool:

@@ -12,7 +12,7 @@ from tcccd.plugins.whisper.review.review import ReviewSettings
 RELOAD_KEYS = ("model", "backend", "fallback_backends", "device", "threads", "decoder_int8")
 VOCABULARY_KEYS = ("vocabulary", "vocabulary_correction", "vocabulary_min_similarity", "vocabulary_biasing",
                    "write_numbers", "term_margin_logprob", "number_margin_logprob", "bias_margin_logprob",
-                   "uncertain_below", "twin_margin_logprob")
+                   "uncertain_below", "twin_margin_logprob", "form_margin_logprob")
 
 
 class WhisperParams(PluginParams):
@@ -62,3 +62,9 @@ class WhisperParams(PluginParams):
                                        description="a number is listed in `uncertain` when the audio scores its "
                                        "twin (50 for 15, 0950 for 0915) at most this many nats below it "
                                        "(number_twins.py; tuned on tune.txt)")
+    form_margin_logprob: float = Field(ReviewSettings.form_margin_logprob, ge=-100, le=100,
+                                       description="a number in a form no time or quantity has ('0.922' after "
+                                       "'at', '1 30' after 'pulse') is written as its reading from the digits "
+                                       "heard when the audio scores it at most this many nats below them; "
+                                       "otherwise, or when another reading scores close, it is listed in "
+                                       "`uncertain` with every reading (number_forms.py; tuned on tune.txt)")
