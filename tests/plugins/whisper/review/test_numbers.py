@@ -95,6 +95,9 @@ def test_a_text_ending_on_a_range_begun_is_left_as_heard(heard):
 @example("grams, pulse, 0, 120 gram grams")  # '0, 120 g' then '0120 g': a unit symbol is context, as its word
 @example("pulse-zero, 0 0, 0.")  # 'pulse-0, 0 0, 0.' then '0000': a vital sign's digits joined a run
 @example("pulse zero nine, 15")
+@example("pulse-thirty, 0-9-15.")  # the run beside it becomes one time: the vital sign is written after all
+@example("0-9-15, 12 percent, 1 30.")  # '12 percent' is a number of its own, not a piece of the time before it
+@example("two 0-9-15 zero, pulse. 9 eighty grams. pulse rate twenty twelve, 0-9-15 twelve thirty.")
 def test_it_never_adds_content_and_is_idempotent(heard):
     text, rewrites = inverse_normalize(heard)
     out_words, in_words = iter(_words(heard)), _words(text)
