@@ -68,7 +68,7 @@ class NumberForms:
         self.tokenizer = tokenizer
         self.write_margin = write_margin_logprob
         self.doubt_margin = doubt_margin_logprob
-        self._digit_ids: tuple[np.ndarray, np.ndarray] | None = None
+        self._digit_ids = self._digit_tokens()  # ~0.1 s, here rather than in the medic's first number
 
     def read(self, reading: str, scorer: Any) -> list[FormReading]:
         found = broken_numbers(reading)
@@ -108,7 +108,7 @@ class NumberForms:
 
     def _decoded(self, before: str, digits: int, scorer: Any) -> str:
         """The decoder's own digits after `before` (in the segment's context), `digits` of them."""
-        first, rest = self._digit_tokens()
+        first, rest = self._digit_ids
         prefix = scorer.prefix + (scorer.tokens(before) if before else [])
         written: list[str] = []
 
@@ -121,12 +121,10 @@ class NumberForms:
 
     def _digit_tokens(self) -> tuple[np.ndarray, np.ndarray]:
         """Token ids that are digits only: with a leading space (a number's first token), and without."""
-        if self._digit_ids is None:
-            pieces = {i: self.tokenizer.decode([i]) for i in range(self.tokenizer.eot)}
-            spaced = [i for i, p in pieces.items() if len(p) > 1 and p[0] == " " and p[1:].isdigit()]
-            bare = [i for i, p in pieces.items() if p.isdigit()]
-            self._digit_ids = (np.array(spaced, dtype=np.int64), np.array(bare, dtype=np.int64))
-        return self._digit_ids
+        pieces = {i: self.tokenizer.decode([i]) for i in range(self.tokenizer.eot)}
+        spaced = [i for i, p in pieces.items() if len(p) > 1 and p[0] == " " and p[1:].isdigit()]
+        bare = [i for i, p in pieces.items() if p.isdigit()]
+        return np.array(spaced, dtype=np.int64), np.array(bare, dtype=np.int64)
 
 
 def broken_numbers(reading: str) -> list[tuple[re.Match, str]]:
