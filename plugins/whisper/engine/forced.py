@@ -73,7 +73,6 @@ class ForcedText:
     alternatives: np.ndarray  # [len(tokens)] at each position, the most likely token other than the one forced
     alternative_logprobs: np.ndarray  # [len(tokens)] their log-probabilities
     scores: np.ndarray | None = None  # alignment heads' raw scores [heads, rows, positions] (align only)
-    entropies: np.ndarray | None = None  # [len(tokens)] entropy (nats) of the distribution at each (align only)
 
     @property
     def total(self) -> float:
@@ -160,21 +159,18 @@ class WindowAudio:
         tokens = [*start, *text_tokens, self.eot]
         hidden, scores = self.steps.aligned(self.audio, tokens)
         rows = slice(len(start) - 1, len(tokens) - 1)
-        forced = _forced(self.steps, hidden[rows], [*text_tokens, self.eot], entropies=True)
+        forced = _forced(self.steps, hidden[rows], [*text_tokens, self.eot])
         return ForcedText(forced.tokens, forced.logprobs, forced.alternatives, forced.alternative_logprobs,
-                          scores[:, rows], forced.entropies)
+                          scores[:, rows])
 
 
-def _forced(steps: Any, hidden: np.ndarray, tokens: list[int], entropies: bool = False) -> ForcedText:
-    """Each row's forced token's log-probability and the best other token (and, asked, the distribution's
-    entropy), LOGIT_ROWS rows of the vocabulary at a time: scoring a dozen candidates of a long segment held
-    ~1000 rows x 51864 floats three times over."""
-    chosen, best, best_logprobs, spread, at = [], [], [], [], 0
+def _forced(steps: Any, hidden: np.ndarray, tokens: list[int]) -> ForcedText:
+    """Each row's forced token's log-probability and the best other token, LOGIT_ROWS rows of the vocabulary at
+    a time: scoring a dozen candidates of a long segment held ~1000 rows x 51864 floats three times over."""
+    chosen, best, best_logprobs, at = [], [], [], 0
     for logits in steps.logits_chunks(np.ascontiguousarray(hidden), LOGIT_ROWS):
         logprobs = log_softmax(logits.astype(np.float32, copy=False))
         index, forced = np.arange(len(logprobs)), np.asarray(tokens[at: at + len(logprobs)])
-        if entropies:
-            spread.append(-(np.exp(logprobs) * np.where(np.isfinite(logprobs), logprobs, 0.0)).sum(axis=-1))
         chosen.append(logprobs[index, forced])
         logprobs[index, forced] = -np.inf
         best.append(logprobs.argmax(axis=-1))
@@ -183,5 +179,4 @@ def _forced(steps: Any, hidden: np.ndarray, tokens: list[int], entropies: bool =
     if not chosen:
         empty = np.zeros(0, np.float32)
         return ForcedText([], empty, np.zeros(0, np.int64), empty)
-    return ForcedText(list(tokens), np.concatenate(chosen), np.concatenate(best), np.concatenate(best_logprobs),
-                      entropies=np.concatenate(spread) if entropies else None)
+    return ForcedText(list(tokens), np.concatenate(chosen), np.concatenate(best), np.concatenate(best_logprobs))

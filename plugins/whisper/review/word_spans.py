@@ -25,7 +25,6 @@ from typing import Any
 
 from tcccd.plugins.whisper.engine.forced import ForcedText, WindowEvidence
 from tcccd.plugins.whisper.engine.word_timing import TimedWord, time_words
-from tcccd.plugins.whisper.review.confidence import WordEvidence
 from tcccd.plugins.whisper.review.heard import Written
 from tcccd.plugins.whisper.review.number_twins import Doubt
 
@@ -41,7 +40,6 @@ class ReadWord:
     end_char: int
     alternative_token: int
     prefix: list[int]  # the alignment pass' tokens before the word (to complete the alternative)
-    evidence: WordEvidence  # what the alignment pass says of the word beyond its probability (confidence.py)
 
 
 def window_words(window: WindowEvidence, readings: list[str | None], tokenizer: Any) -> list[list[ReadWord]]:
@@ -60,7 +58,7 @@ def window_words(window: WindowEvidence, readings: list[str | None], tokenizer: 
         before = len(tokenizer.decode(tokens[bounds[k]: word.first_token])) - 1  # the reading has no leading space
         text = tokenizer.decode(tokens[word.first_token: word.end_token])
         out[k].append(ReadWord(word, max(0, before), before + len(text), _alternative(forced, word),
-                               [*start, *tokens[: word.first_token]], WordEvidence.of(forced, word)))
+                               [*start, *tokens[: word.first_token]]))
     return out
 
 
