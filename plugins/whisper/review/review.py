@@ -54,6 +54,10 @@ class ReviewSettings:
     twin: 18 numbers with a sound-alike twin on tune, one a confusion (0950 heard for 'zero nine fifteen', its
     twin 0915 scored 1.25 below it); 3 nats past it: 4.25, which also doubts 3 right numbers (two 0915 at 2.8 and
     3.0, a '50 mg' at 3.7) and none of the 14 others (bench/asr_review_tuning.py, 2026-11-25).
+    form: 3 numbers in a form nobody says on tune have a reading from their digits (bench/asr_form_tuning.py):
+    '28th' -> 28 scored 0.48 above what was heard (right), 'zero 930' -> 0930 4.37 below (right), '0.515' -> 0515
+    2.99 below (wrong: 'zero nine fifteen' was said). 3 nats short of the wrong one: 0 (from -0.01): a reading is
+    written only where the audio supports it at least as well as the broken form.
     """
 
     vocabulary_margin_logprob: float = 10.0  # a term may score this much below the words it replaces
@@ -61,7 +65,7 @@ class ReviewSettings:
     bias_margin_logprob: float = 8.0  # a term the bias chose may score this much below the unbiased reading
     uncertain_below: float = 0.3  # a word whose mean token probability is lower is listed in `uncertain`
     twin_margin_logprob: float = 4.25  # a number whose twin scores within this is listed in `uncertain`
-    form_margin_logprob: float = 4.0  # a number in a form nobody says is written as its reading within this
+    form_margin_logprob: float = 0.0  # a number in a form nobody says is written as its reading within this
 
 
 @dataclass
