@@ -1,9 +1,9 @@
 """The torch decoder exported once to three ONNX graphs, so that a worker decodes without importing torch.
 
-`cross`: encoder features -> every layer's cross-attention keys/values (once per window).
+`cross`: encoder features -> every layer's cross-attention keys (scaled, transposed) and values, once per window.
 `step`:  new tokens + self-attention cache + cross keys/values -> hidden states, the alignment heads' raw
          cross-attention scores (q.k / sqrt(d), the numbers forced_graph.py returns: word timestamps) and the
-         grown cache, with cross-attention shared by all hypotheses (model.attend_shared) and the token
+         grown cache, with cross-attention shared by all hypotheses (as model.attend_shared) and the token
          embedding in float16 (build_model's fp16_embedding), as the torch decoder computes them. The
          teacher-forced alignment pass is this graph run on a whole text with an empty cache: one copy of the
          decoder's weights in the worker, not two (a separate alignment graph held ~90 MB more).
@@ -30,12 +30,19 @@ from tcccd.plugins.whisper.engine.onnx_decoder import DecoderFiles
 
 
 class _Cross(nn.Module):
+    """Every layer's cross-attention keys, already scaled by 1/sqrt(head width) and transposed for q @ k
+    ([1, heads, width, positions]), and values: done once per window, where the step graph did it again at
+    every token (a third of its time went to transposing and scaling the same 1500 keys)."""
+
     def __init__(self, decoder: TextDecoder) -> None:
         super().__init__()
         self.decoder = decoder
 
     def forward(self, features: Tensor) -> tuple[Tensor, ...]:
-        return tuple(t for kv in self.decoder.cross_kv(features) for t in kv)
+        out = []
+        for k, v in self.decoder.cross_kv(features):
+            out += [(k * k.shape[-1] ** -0.5).transpose(-1, -2).contiguous(), v]
+        return tuple(out)
 
 
 class _Step(nn.Module):
@@ -61,14 +68,16 @@ class _Step(nn.Module):
             k, v = block.attn.project_kv(h)
             k, v = torch.cat([cache[2 * i], k], dim=2), torch.cat([cache[2 * i + 1], v], dim=2)
             x = x + block.attn.attend(h, k, v, causal=True)  # traced with several new tokens: the causal mask
-            h = block.cross_attn_ln(x)
-            wanted = [head for layer, head in self.heads if layer == i]
-            if wanted:
-                q = block.cross_attn._heads(block.cross_attn.query(h))
-                for head in wanted:
-                    scores[(i, head)] = (q[:, head] @ cross[2 * i][0, head].transpose(-1, -2)).float() \
-                        * q.shape[-1] ** -0.5
-            x = x + block.cross_attn.attend_shared(h, cross[2 * i], cross[2 * i + 1])
+            attn = block.cross_attn
+            q = attn._heads(attn.query(block.cross_attn_ln(x)))  # [hyps, heads, new, width]
+            n, heads, length, width = q.shape
+            folded = q.transpose(0, 1).reshape(1, heads, n * length, width)  # every hypothesis on one audio row
+            qk = folded @ cross[2 * i]  # raw scores q.k / sqrt(width): the keys come scaled and transposed
+            for layer, head in self.heads:
+                if layer == i:
+                    scores[(i, head)] = qk[0, head].reshape(n, length, -1)
+            out = torch.softmax(qk, dim=-1) @ cross[2 * i + 1]
+            x = x + attn.out(out.reshape(heads, n, length, width).permute(1, 2, 0, 3).flatten(2))
             x = x + block.mlp(block.mlp_ln(x))
             grown += [k, v]
         return (d.ln(x), torch.stack([scores[h] for h in self.heads], dim=1), *grown)
@@ -88,11 +97,12 @@ def export_decoder(decoder: TextDecoder, files: DecoderFiles) -> None:
     cross = _Cross(decoder)(features)
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tracer warnings about shape-dependent slicing: the axes are dynamic
+        positions = {n: {3 if n.startswith("cross_k") else 2: "positions"} for n in cross_names}
         _export(_Cross(decoder), (features,), files.cross, ["features"], cross_names,
-                {"features": {1: "positions"}, **{n: {2: "positions"} for n in cross_names}})
+                {"features": {1: "positions"}, **positions})
         tokens = torch.zeros(2, 3, dtype=torch.long)
         cache = tuple(torch.zeros(2, heads, 2, state // heads) for _ in cache_names)
-        dynamic = {"tokens": {0: "hyps", 1: "new"}, **{n: {2: "positions"} for n in cross_names},
+        dynamic = {"tokens": {0: "hyps", 1: "new"}, **positions,
                    **{n: {0: "hyps", 2: "past"} for n in cache_names},
                    **{f"new_{n}": {0: "hyps", 2: "total"} for n in cache_names}, "hidden": {0: "hyps", 1: "new"},
                    "scores": {0: "hyps", 2: "new", 3: "positions"}}

@@ -87,6 +87,7 @@ class WindowAudio:
         self.audio = audio
         self.eot = eot
         self.word_piece = word_piece  # token -> True when it continues the word before it (no space, a letter)
+        self._read: list[tuple[list[int], list[np.ndarray]]] = []  # texts already read, with their caches
 
     def score(self, prefix: list[int], continuations: list[list[int]]) -> list[ForcedText]:
         """Every continuation's token log-probabilities after `prefix`, SCORE_BATCH of them per decoder pass."""
@@ -110,7 +111,8 @@ class WindowAudio:
             rows = np.full((len(batch), max(len(c) for c in batch)), self.eot, dtype=np.int64)
             for k, continuation in enumerate(batch):
                 rows[k, : len(continuation)] = continuation
-            last, hidden = self.steps.hidden_after(self.audio, prefix, rows)
+            last, hidden, cache = self.steps.hidden_after(self.audio, prefix, rows)
+            self._read += [([*prefix, *c], [layer[k: k + 1] for layer in cache]) for k, c in enumerate(batch)]
             return [np.concatenate([last[None], hidden[k, : len(c) - 1]]) for k, c in enumerate(batch)]
         start = len(prefix) - 1  # the hidden state at position i predicts token i + 1
         rows = np.full((len(batch), len(prefix) + max(len(c) for c in batch)), self.eot, dtype=np.int64)
@@ -126,7 +128,11 @@ class WindowAudio:
     def continue_greedy(self, prefix: list[int], first: int, stop: Callable[[int, list[int]], bool],
                         max_tokens: int) -> list[int]:
         """`first` and what the decoder, unbiased and greedy, writes after it until `stop(token, written so far)`."""
-        logits, cache = self.steps.begin(self.audio, [*prefix, first], [len(prefix)])
+        cache = self._cache_of(prefix)
+        if cache is None:
+            logits, cache = self.steps.begin(self.audio, [*prefix, first], [len(prefix)])
+        else:  # the prefix was read already (a score or the alignment pass): one step from its cache
+            logits, cache = self.steps.advance(self.audio, cache, np.array([first], dtype=np.int64))
         tokens = [first]
         for _ in range(max_tokens - 1):
             token = int(logits[0].argmax())
@@ -135,6 +141,14 @@ class WindowAudio:
             tokens.append(token)
             logits, cache = self.steps.advance(self.audio, cache, np.array([token], dtype=np.int64))
         return tokens
+
+    def _cache_of(self, prefix: list[int]) -> list[np.ndarray] | None:
+        """The self-attention cache of `prefix` where a text already read starts with it (its first positions:
+        the decoder is causal, so they are the numbers reading `prefix` alone gives)."""
+        for tokens, cache in self._read:
+            if len(tokens) >= len(prefix) and tokens[: len(prefix)] == prefix:
+                return [np.ascontiguousarray(layer[:, :, : len(prefix)]) for layer in cache]
+        return None
 
     def continue_among(self, prefix: list[int], allowed: Callable[[int], np.ndarray],
                        stop: Callable[[list[int]], bool], max_tokens: int) -> list[int]:
@@ -157,7 +171,11 @@ class WindowAudio:
         The returned tokens, log-probabilities and score rows cover the text tokens and the end of text.
         """
         tokens = [*start, *text_tokens, self.eot]
-        hidden, scores = self.steps.aligned(self.audio, tokens)
+        if hasattr(self.steps, "aligned_cached"):
+            hidden, scores, cache = self.steps.aligned_cached(self.audio, tokens)
+            self._read.append((tokens, cache))
+        else:
+            hidden, scores = self.steps.aligned(self.audio, tokens)
         rows = slice(len(start) - 1, len(tokens) - 1)
         forced = _forced(self.steps, hidden[rows], [*text_tokens, self.eot])
         return ForcedText(forced.tokens, forced.logprobs, forced.alternatives, forced.alternative_logprobs,

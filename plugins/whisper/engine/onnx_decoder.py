@@ -29,7 +29,7 @@ from tcccd.plugins.whisper.engine.decoding import DecodeOptions, WindowResult, d
 from tcccd.plugins.whisper.engine.encoders import ONNX_OPSET, BackendUnavailable, weights_digest
 from tcccd.plugins.whisper.engine.tokenizer import Tokenizer
 
-DECODER_EXPORT_SETTINGS = f"decoder-step-scores-cross-int8proj-fbgemm7bit-opset{ONNX_OPSET}-v2"
+DECODER_EXPORT_SETTINGS = f"decoder-step-scores-crosskt-int8proj-fbgemm7bit-opset{ONNX_OPSET}-v3"
 EXPORT_TIMEOUT_S = 300  # ~20 s here; under the default start_timeout_s (600) of the stage waiting for it
 ACTIVATION_QMAX = 127  # fbgemm's reduce_range: 7-bit activations, so u8 x s8 pairs never saturate int16
 SMALL_SCALE = 6.1e-5  # torch's SMALL_SCALE_THRESHOLD
@@ -143,14 +143,15 @@ class OnnxSteps:
         return self._run(audio, [np.repeat(self.empty, len(tokens), axis=0)] * len(self.cache_names), tokens)[0]
 
     def hidden_after(self, audio: list[np.ndarray], prefix: list[int], rows: np.ndarray) -> tuple[np.ndarray,
-                                                                                                 np.ndarray]:
+                                                                                                 np.ndarray, list]:
         """Teacher forcing of n token rows [n, L] (right-padded) after one shared `prefix`: (the prefix's last
-        hidden state [state], the rows' hidden states [n, L, state]). The prefix is read once and its cache
-        shared, so each row's cross-attention covers only its own tokens: the same numbers as hidden_states on
-        prefix + row, without n copies of the prefix's attention (a long prompt's was ~90 MB a layer for 8)."""
+        hidden state [state], the rows' hidden states [n, L, state], the cache of prefix + rows). The prefix is
+        read once and its cache shared, so each row's cross-attention covers only its own tokens: the same
+        numbers as hidden_states on prefix + row, without n copies of the prefix's attention (a long prompt's
+        was ~90 MB a layer for 8)."""
         hidden, cache = self._run(audio, [self.empty] * len(self.cache_names), np.array([prefix], np.int64))
-        rows_hidden, _ = self._run(audio, self.expand(cache, len(rows)), rows)
-        return hidden[0, -1], rows_hidden
+        rows_hidden, grown = self._run(audio, self.expand(cache, len(rows)), rows)
+        return hidden[0, -1], rows_hidden, grown
 
     def token_logits(self, hidden: np.ndarray) -> np.ndarray:
         """Logits [rows, vocab] of hidden states [rows, state], by the same int8 projection as decoding."""
@@ -165,12 +166,16 @@ class OnnxSteps:
                                              "x_scale": np.array(scale)})[0]
 
     def aligned(self, audio: list[np.ndarray], tokens: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """One row teacher-forced: (hidden [T, state], raw scores of the alignment heads [heads, T, positions]),
-        the step graph run on the whole text with an empty cache."""
+        """One row teacher-forced: (hidden [T, state], raw scores of the alignment heads [heads, T, positions])."""
+        hidden, scores, _ = self.aligned_cached(audio, tokens)
+        return hidden, scores
+
+    def aligned_cached(self, audio: list[np.ndarray], tokens: list[int]) -> tuple[np.ndarray, np.ndarray, list]:
+        """aligned() and the cache of `tokens`: the step graph run on the whole text with an empty cache."""
         feeds = {"tokens": np.array([tokens], np.int64), **dict(zip(self.cross_names, audio, strict=True)),
                  **dict.fromkeys(self.cache_names, self.empty)}
-        hidden, scores = self.step.run(["hidden", "scores"], feeds)
-        return hidden[0], scores[0]
+        hidden, scores, *cache = self.step.run(["hidden", "scores", *self.output_names[1:]], feeds)
+        return hidden[0], scores[0], cache
 
     def _run(self, audio: list[np.ndarray], cache: list[np.ndarray], tokens: np.ndarray) -> tuple[np.ndarray, list]:
         feeds = {"tokens": tokens, **dict(zip(self.cross_names, audio, strict=True)),
