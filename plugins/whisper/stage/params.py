@@ -27,6 +27,10 @@ class WhisperParams(PluginParams):
     decode_workers: int | None = Field(None, ge=1, description="a file's VAD chunks decoded at once; null = threads "
                                        "(2 cores, 45 s file: 2 -> ~332 MiB VmHWM; bench/asr_worker_memory.py)")
     beam_size: int = Field(5, ge=1, le=16, description="1 = greedy")
+    audio_context: Literal["full", "auto"] = Field("full", description="what the encoder sees of a window: the 30 s "
+                                                   "it was trained on, or `auto`, only the frames holding audio "
+                                                   "plus 1 s (decoded again with the full window where that "
+                                                   "looks wrong: window_policy.py)")
     temperatures: tuple[float, ...] = Field((0.0, 0.2, 0.4, 0.6, 0.8, 1.0), min_length=1)
     no_speech_threshold: float = Field(0.6, ge=0, le=1)
     logprob_threshold: float = Field(-1.0, le=0)

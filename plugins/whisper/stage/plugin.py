@@ -280,7 +280,8 @@ class WhisperPlugin(Plugin):
         `check`: what abandons the work, in place of the request's own (work on a thread of the stage's)."""
         from tcccd.plugins.whisper.engine.transcriber import DecodeOptions
 
-        return DecodeOptions(beam_size=self.params.beam_size, temperatures=tuple(self.params.temperatures),
+        return DecodeOptions(beam_size=self.params.beam_size, audio_context=self.params.audio_context,
+                             temperatures=tuple(self.params.temperatures),
                              no_speech_threshold=self.params.no_speech_threshold,
                              check=check or self.context.check_cancelled,
                              logprob_threshold=self.params.logprob_threshold,
