@@ -154,7 +154,11 @@ class WindowAudio:
                        stop: Callable[[list[int]], bool], max_tokens: int) -> list[int]:
         """What the decoder, greedy, writes after `prefix` when only `allowed(step)` token ids may come at each
         step, until `stop(written so far)`: its own reading of the audio in a form the caller needs (digits)."""
-        logits, cache = self.steps.begin(self.audio, prefix, [len(prefix) - 1])
+        cache = self._cache_of(prefix[:-1])
+        if cache is None:
+            logits, cache = self.steps.begin(self.audio, prefix, [len(prefix) - 1])
+        else:  # all but the prefix's last token read already: one step from that cache
+            logits, cache = self.steps.advance(self.audio, cache, np.array(prefix[-1:], dtype=np.int64))
         tokens: list[int] = []
         for step in range(max_tokens):
             ids = allowed(step)
