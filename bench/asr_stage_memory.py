@@ -8,6 +8,12 @@ Sets: medical_eval (30 synthetic clips), real (51 real voices), then medical_eva
 starts, so the worker's figures are a cache hit's, as on a kit after its first boot.
 
     .venv/bin/python bench/asr_stage_memory.py [--rounds 1]    (~3-6 min on 2 shared cores)
+
+Measured on the 2-core machine shared with other sessions (memory does not depend on the load), VmHWM after
+each set, MB: at 27ceddd (before the decoder graphs were merged) start 369, medical_eval 395, real 418, 45 s
+503 (over the goal); at fb24659 295 / 325 / 347 / 397 (met): one decoder graph instead of two (~80 MB
+resident), candidate texts scored after one shared prefix, logits in pieces, the alignment's median filter a
+head at a time.
 """
 
 from __future__ import annotations
