@@ -2,11 +2,11 @@
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
-EXTRAS ?= asr,tts,systemd,capture,wyoming,card,bench,dev
+EXTRAS ?= asr,tts,systemd,capture,wyoming,card,tak,bench,dev
 # On CPU machines torch is pinned to the local 2.13.0 CPU wheel; the Jetson brings NVIDIA's own torch.
 CONSTRAINTS := $(if $(wildcard /etc/nv_tegra_release),,-c constraints-cpu.txt)
 
-.PHONY: setup test test-gpu demo bench lint clean
+.PHONY: setup test test-explore test-gpu demo bench lint clean
 
 setup: $(VENV)/.installed
 
@@ -17,8 +17,12 @@ $(VENV)/.installed: pyproject.toml constraints-cpu.txt scripts/system-deps.sh
 	$(PY) -m pip install -q $(CONSTRAINTS) -e ".[$(EXTRAS)]"
 	touch $@
 
+# Hypothesis runs its `ci` profile (the same examples every run: tests/conftest.py); `make test-explore` draws anew.
 test: setup
 	$(PY) -m pytest -q -m "not gpu and not tensorrt"
+
+test-explore: setup
+	HYPOTHESIS_PROFILE=explore $(PY) -m pytest -q -m "not gpu and not tensorrt"
 
 # The GPU paths (torch CUDA FP16, TensorRT where it imports). No `setup` dependency: GPU test machines have no
 # network; there, `make test-gpu PY=python3` with tcccd installed (pip install --no-deps -e .) into that python.

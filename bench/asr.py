@@ -171,7 +171,7 @@ def run_daemon(beam: int, corpus: dict) -> dict:
                         daemon_extra={"cache_dir": str(cache_dir)}, profile="bench",
                         profiles_dir=str(_empty_profile(workdir))) as client:
         result = measure(lambda p: client.transcribe(p).data, corpus)
-        stage = next(s for s in client.status_report().stages if s.name == "asr")
+        stage = next(s for s in client.status().stages if s.name == "asr")
         result["peak_mb"] = peak_mb(stage.pid)
     return result
 

@@ -195,7 +195,7 @@ class Load:
 
 
 def daemon_pid(client: Client) -> int:
-    return client.status_report().pid
+    return client.status().pid
 
 
 def run_daemon(workdir: Path, files: list[Path], rounds: int, memory: dict[str, Any]) -> dict[str, Any]:
@@ -213,7 +213,7 @@ def run_daemon(workdir: Path, files: list[Path], rounds: int, memory: dict[str, 
             steady = sampler.snapshot()
         load = Load(client.endpoint, files)
         load.rounds(rounds)
-        memory_status = client.status_report().memory.to_data()
+        memory_status = client.status().memory.to_data()
         sampler.stop()
     result = {"peak": sampler.peak, "peak_total": sampler.peak_total, "latency_s": load.latency_s,
               "lost": load.lost, "refusals": load.refusals, "memory_status": memory_status,

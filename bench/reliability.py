@@ -56,7 +56,7 @@ def bench_fuzz(count: int, workdir: Path) -> None:
     pipeline = [{"name": "echo", "plugin": "passthrough", "max_queue": 256}]
     with running_daemon(workdir, pipeline, {"echo": ["echo"], "stream": ["echo"]},
                         daemon_extra={"stream_idle_timeout_s": 1.0}) as client:
-        pid = client.status_report().pid
+        pid = client.status().pid
         owed, sent, started = set(), 0, time.perf_counter()
         first_seen: dict[str, int] = {}  # each id, numbered in the order ids first came
         reused_after: dict[str, int] = {}  # an owed id sent again later: how many new ids came in between
@@ -76,7 +76,7 @@ def bench_fuzz(count: int, workdir: Path) -> None:
                     break
             raw.collect(quiet_s=2.0, until=lambda: all(raw.finals(i) for i in owed), timeout_s=600)
         elapsed_s = time.perf_counter() - started
-        report = client.status_report()
+        report = client.status()
     finals = collections.Counter(len(raw.finals(i)) for i in owed)
     doubled = [i for i in raw.replies if len(raw.finals(i)) > 1]
     forgotten = sum(1 for i in doubled if reused_after.get(i, 0) > ENDED_REMEMBERED)
@@ -104,7 +104,7 @@ def bench_kills(kills: int, workdir: Path) -> None:
     with running_daemon(workdir, pipeline, {"echo": ["slow"]}) as client:
         back_s, outcomes = [], collections.Counter()
         for n in range(kills):
-            pid = _stage(client.status_report(), "slow").pid
+            pid = _stage(client.status(), "slow").pid
             with RawClient(client.endpoint) as raw:
                 raw.send(header("echo", f"k{n}", final=True, data={"delay_s": 2.0}))
                 time.sleep(0.2)
@@ -113,7 +113,7 @@ def bench_kills(kills: int, workdir: Path) -> None:
                 raw.collect(quiet_s=0.3, until=lambda n=n: raw.finals(f"k{n}"), timeout_s=30)
                 finals = raw.finals(f"k{n}")
                 outcomes[_outcome(finals)] += 1
-            while (stage := _stage(client.status_report(), "slow")).pid == pid or stage.state not in SERVING:
+            while (stage := _stage(client.status(), "slow")).pid == pid or stage.state not in SERVING:
                 time.sleep(0.01)
             back_s.append(time.perf_counter() - killed_at)
     p50, p99 = percentiles(back_s)
@@ -164,7 +164,7 @@ def bench_load(clients: int, seconds: float, workdir: Path) -> None:
                 {"name": "piper", "plugin": "piper", "max_queue": 64}]
     with running_daemon(workdir, pipeline, {"transcribe": ["asr"], "speak": ["piper"]}) as client:
         alone = _alone(client, 10)
-        start = client.status_report()
+        start = client.status()
         results: list[tuple[str, float, str]] = []
         until = time.monotonic() + seconds
         threads = [threading.Thread(target=_load_client, args=(client.endpoint, until, results))
@@ -173,7 +173,7 @@ def bench_load(clients: int, seconds: float, workdir: Path) -> None:
             thread.start()
         for thread in threads:
             thread.join()
-        end = client.status_report()
+        end = client.status()
     print(f"load: {clients} clients x {seconds:.0f} s: {len(results)} requests, {len(results) / seconds:.1f}/s; "
           f"codes {dict(collections.Counter(code for _, _, code in results))}")
     for kind in ("transcribe", "speak", "status"):

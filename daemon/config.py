@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from tcccd.kit import registry
 from tcccd.memory.budget import BudgetOverride, MemorySettings
 from tcccd.record.journal import JournalSettings
+from tcccd.tak_settings import TakSettings
 from tcccd.telemetry.nvpmodel import MODE_NAME
 from tcccd.telemetry.settings import TelemetrySettings
 from tcccd.wire.validation import format_validation_error
@@ -110,6 +111,14 @@ class DaemonSection(Strict):
                                          description="battery/thermal readings that cap the profile")
 
 
+class CardSettings(Strict):
+    """`card:` in the config: the casualty card's daemon side."""
+
+    readback_sources: list[Literal["mic", "client", "wyoming"]] = Field(
+        ["mic"], description="read back entries from transcripts of these sources: the kit's own microphone by "
+                             "default; files sent through `transcribe` (client) and Wyoming go on the card silently")
+
+
 class Config(Strict):
     daemon: DaemonSection = Field(default_factory=DaemonSection)
     profile: str = Field("field", min_length=1)
@@ -118,6 +127,8 @@ class Config(Strict):
     routes: dict[str, list[str]] = Field(default_factory=dict, description="request type -> chain of stages")
     transcripts: JournalSettings = Field(default_factory=JournalSettings, description="the transcript journal")
     wyoming: WyomingSettings = Field(default_factory=WyomingSettings, description="the Wyoming front door")
+    tak: TakSettings = Field(default_factory=TakSettings, description="the team's TAK network (docs/tak.md)")
+    card: CardSettings = Field(default_factory=CardSettings, description="the casualty card")
 
     @model_validator(mode="after")
     def _names_agree(self) -> Config:
@@ -237,3 +248,16 @@ def load(path: Path | str | None = None) -> Config:
     if path is None:
         return parse(_read_yaml("<embedded default>", default_config_text()), "<embedded default>")
     return parse(_read_yaml(path), str(path))
+
+
+class RunningConfig:
+    """The config in force: parts read it through `current()` (tcccd.ports.ConfigSource); a reload replaces it."""
+
+    def __init__(self, config: Config) -> None:
+        self._config = config
+
+    def current(self) -> Config:
+        return self._config
+
+    def replace(self, config: Config) -> None:
+        self._config = config

@@ -17,9 +17,10 @@ echo "== starting tcccd (embedded default; the first start exports the Whisper e
 $tcccd run >"$work/daemon.log" 2>&1 &
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 1 600); do
-    code=0; $tcccd status >/dev/null 2>&1 || code=$?
-    [ "$code" -eq 0 ] && break
+for _ in $(seq 1 600); do  # every stage up: healthy, or degraded with its reason (a kit with no microphone here)
+    state=$( ($tcccd status --json 2>/dev/null || true) \
+        | .venv/bin/python -c 'import json, sys; print(json.load(sys.stdin).get("state", ""))' 2>/dev/null || true)
+    [ "$state" = healthy ] || [ "$state" = degraded ] && break
     kill -0 $pid 2>/dev/null || { echo "demo: tcccd exited:"; tail -20 "$work/daemon.log"; exit 1; }
     sleep 1
 done

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Debian/Ubuntu packages tcccd's set-up needs: libsystemd-dev + pkg-config to build systemd-python,
-# espeak-ng (piper's phonemes, speech for tests), sox (audio tools), libportaudio2 (the capture stage) and
+# espeak-ng (piper's phonemes, speech for tests), sox (audio tools), libportaudio2 and libpulse0 (the capture
+# stage: PortAudio, and asking PulseAudio/PipeWire for its rate) and
 # pulseaudio + pulseaudio-utils + libasound2-plugins (a private real-time virtual microphone for the capture
-# tests). Installs only what is missing.
+# tests), pipewire + pipewire-pulse + wireplumber + dbus-daemon (the same on PipeWire). Installs only what is
+# missing (--no-install-recommends: nothing else of a desktop).
 set -euo pipefail
 need=()
-for pkg in libsystemd-dev pkg-config espeak-ng sox libportaudio2 pulseaudio pulseaudio-utils libasound2-plugins; do
+for pkg in libsystemd-dev pkg-config espeak-ng sox libportaudio2 libpulse0 pulseaudio pulseaudio-utils libasound2-plugins \
+           pipewire pipewire-pulse wireplumber dbus-daemon; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 [ ${#need[@]} -eq 0 ] && exit 0

@@ -1,15 +1,27 @@
-"""Fixtures every test directory may use: a daemon subprocess with a test config."""
+"""Fixtures every test directory may use: a daemon subprocess with a test config; the hypothesis profile.
+
+Hypothesis runs the `ci` profile unless HYPOTHESIS_PROFILE names another: examples derived from each test's
+own source (derandomize) and no example database, so a run's result does not depend on the draw or on what an
+earlier run on the same machine found. `HYPOTHESIS_PROFILE=explore` draws new examples every run (a nightly or
+a local hunt; it keeps what it finds in .hypothesis/ and replays it).
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from tests.support.daemon import DaemonProcess, make_config
 
 pytest_plugins = ["tests.support.hosts"]
+
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture

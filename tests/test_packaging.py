@@ -22,7 +22,8 @@ def test_wheel_contents_and_console_script(tmp_path: Path):
                      "tcccd/plugins/whisper/stage/plugin.py", "tcccd/plugins/piper/plugin.py",
                      "tcccd/plugins/snac/plugin.py",
                      "tcccd/profiles/field.yaml", "tcccd/profiles/emergency.yaml", "tcccd/profiles/training.yaml",
-                     "tcccd/profiles/medical_vocab.txt", "tcccd/plugins/card/plugin.py",
+                     "tcccd/profiles/medical_vocab.txt", "tcccd/profiles/card/context.yaml",
+                     "tcccd/plugins/card/plugin.py",
                      "tcccd/card/exports/card.schema.json"):
         assert required in names, f"{required} missing from {wheel.name}"
     assert not any(n.startswith(("daemon/", "plugins/", "tests/")) for n in names)

@@ -15,13 +15,15 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 MAX_LINES = 300
 LAYERS = [  # (layer name, packages of tcccd in it)
+    ("ports", {"ports"}),
     ("wire", {"wire"}),
     ("kit", {"kit"}),
     ("leaves", {"telemetry", "memory", "record", "wyoming_door"}),
-    ("config", {"config"}),
+    ("config", {"config", "tak_settings"}),
     ("system", {"system"}),
     ("worker", {"worker"}),
-    ("core", {"core", "card", "governor"}),
+    ("services", {"card", "governor", "tak"}),
+    ("core", {"core"}),
     ("cli", {"cli", "__main__"}),
 ]
 PLUGIN_MAY_IMPORT = {"kit", "wire", "plugins"}

@@ -9,18 +9,20 @@ new row, not a change. The card is a projection of this log
 The events of one transcript are written in one transaction, and an event id is
 stored once: handing the same transcript's events in twice (a retry, a replay
 after a crash) appends nothing the second time. Which journal entries have been
-through the card stage is written in the same transaction (`card_extracted`), so
-after kill -9 the daemon knows which transcripts still need their events.
+through the card stage is written in the same transaction (`card_extracted`, with
+what the stage carries to the next transcript), so after kill -9 the daemon knows
+which transcripts still need their events, and what the next one is sent with.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcccd.card.missions import Mission
 from tcccd.wire.card_events import Event, Review
+from tcccd.wire.card_stage import Carry
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS card_events (
@@ -43,7 +45,8 @@ CREATE TABLE IF NOT EXISTS card_extracted (
     journal_seq INTEGER PRIMARY KEY,
     casualty INTEGER NOT NULL,
     events INTEGER NOT NULL,
-    outcome TEXT NOT NULL
+    outcome TEXT NOT NULL,
+    carry TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS card_missions (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -69,6 +72,7 @@ class Extracted:
     journal_seq: int
     casualty: int
     outcome: str = "events"
+    carry: Carry = field(default_factory=Carry)  # what the card stage left for the next transcript
 
 
 class UnknownEvent(LookupError):
@@ -78,6 +82,9 @@ class UnknownEvent(LookupError):
 class CardLog:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(card_extracted)")}
+        if columns and "carry" not in columns:  # a log written before the carry was kept: its rows carried nothing
+            self.db.execute("ALTER TABLE card_extracted ADD COLUMN carry TEXT NOT NULL DEFAULT '{}'")
         self.db.executescript(SCHEMA + APPEND_ONLY.format(table="card_events")
                               + APPEND_ONLY.format(table="card_reviews")
                               + APPEND_ONLY.format(table="card_extracted")
@@ -100,9 +107,9 @@ class CardLog:
         stored = []
         with self._transaction():
             if extracted is not None:
-                self.db.execute("INSERT OR IGNORE INTO card_extracted (journal_seq, casualty, events, outcome) "
-                                "VALUES (?, ?, ?, ?)", (extracted.journal_seq, extracted.casualty, len(events),
-                                                        extracted.outcome))
+                self.db.execute("INSERT OR IGNORE INTO card_extracted (journal_seq, casualty, events, outcome, carry) "
+                                "VALUES (?, ?, ?, ?, ?)", (extracted.journal_seq, extracted.casualty, len(events),
+                                                           extracted.outcome, extracted.carry.model_dump_json()))
             for event in events:
                 cursor = self.db.execute(
                     "INSERT OR IGNORE INTO card_events (id, casualty, kind, journal_seq, logged_ts, event) "
@@ -151,6 +158,11 @@ class CardLog:
         """The last journal entry marked extracted (0: none): the entries after it still need the card stage."""
         row = self.db.execute("SELECT MAX(journal_seq) FROM card_extracted").fetchone()
         return int(row[0] or 0)
+
+    def last_carry(self) -> Carry:
+        """What the last transcript extracted left for the next (a pending correction, its last entry)."""
+        row = self.db.execute("SELECT carry FROM card_extracted ORDER BY journal_seq DESC LIMIT 1").fetchone()
+        return Carry.model_validate_json(row[0]) if row else Carry()
 
     def current_casualty(self, after_journal_seq: int = 0) -> int:
         """The casualty of the last event appended from a transcript after `after_journal_seq` (a switch is an event

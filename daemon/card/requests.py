@@ -14,12 +14,11 @@ Replies carry the cards in the payload (tcccd.wire.card_replies).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 from tcccd.card.log import CardLog, UnknownEvent
-from tcccd.card.mission_clock import MissionClock
 from tcccd.card.missions import events_of
-from tcccd.card.projection import Projector, project
+from tcccd.card.projection import project
+from tcccd.card.store import CardStore
 from tcccd.wire.card import CardSet
 from tcccd.wire.card_events import Review
 from tcccd.wire.card_replies import CARD_MEDIA_TYPE, CardClosed, CardReviewed, CardsReply, CardUpdate, card_payload
@@ -31,19 +30,12 @@ NO_JOURNAL = "the casualty card lives in the transcript journal's file, and the 
 
 
 class CardRequests:
-    def __init__(self, card_log: Callable[[], CardLog | None], projector: Callable[[], Projector],
-                 publish_card: Callable[[int, CardUpdate], None], mission: MissionClock,
-                 last_journal_seq: Callable[[], int], mission_closed: Callable[[int], None]) -> None:
-        self.card_log = card_log
-        self.projector = projector
-        self.publish_card = publish_card
-        self.mission = mission
-        self.last_journal_seq = last_journal_seq
-        self.mission_closed = mission_closed
+    def __init__(self, store: CardStore) -> None:
+        self.store = store
 
     def answer(self, message: Message) -> Message:
         """The reply to one card request (its data already checked at the edge, tcccd.wire.messages)."""
-        log = self.card_log()
+        log = self.store.card_log()
         if log is None:
             return message.error("no_route", NO_JOURNAL)
         if message.type == "card.get":
@@ -54,12 +46,12 @@ class CardRequests:
 
     def _get(self, message: Message, log: CardLog) -> Message:
         ask = CardGet.model_validate(message.data)
-        current = self.mission.number
+        current = self.store.mission.number
         mission = ask.mission or current
         if mission > current:
             return message.error("unknown_mission", f"mission {mission} has not begun; the current mission is "
                                                     f"{current} (leave mission out for its cards)")
-        cards = self.projector().cards() if mission == current else \
+        cards = self.store.projector.cards() if mission == current else \
             project(events_of(log.events(), log.missions(), mission), log.reviews())
         if ask.casualty is not None:
             picked = [card for card in cards.cards if card.casualty == ask.casualty]
@@ -76,20 +68,21 @@ class CardRequests:
         ask = CardReview.model_validate(message.data)
         review = Review(event=ask.event, action="confirm" if message.type == "card.confirm" else "reject",
                         ts=time.time(), by=ask.by)
-        if not self.projector().holds(review.event):
+        if not self.store.projector.holds(review.event):
             return message.error("unknown_event", f"no card event {review.event!r} on the current mission's cards "
-                                                  f"(mission {self.mission.number}; a closed mission's cards are kept "
-                                                  f"as they were); event ids look like 'j12.3' (see the card's "
-                                                  f"entries or `tcccd card --json`)")
+                                                  f"(mission {self.store.mission.number}; a closed mission's cards "
+                                                  f"are kept as they were); event ids look like 'j12.3' (see the "
+                                                  f"card's entries or `tcccd card --json`)")
         try:
             log.review(review)
         except UnknownEvent as exc:
             return message.error("unknown_event", str(exc))
-        card = self.projector().review(review)
+        card = self.store.projector.review(review)
         if card is None:  # held, then not: cannot happen while both come from one log
             return message.error("unknown_event", f"event {ask.event!r} is in the log but on no card")
-        self.publish_card(card.casualty, CardUpdate(casualty=card.casualty, cause="review", changed=[review.event],
-                                                    mission=self.mission.number, media_type=CARD_MEDIA_TYPE))
+        update = CardUpdate(casualty=card.casualty, cause="review", changed=[review.event],
+                            mission=self.store.mission.number, media_type=CARD_MEDIA_TYPE)
+        self.store.publish_card(card.casualty, update)
         reply = CardReviewed(event=review.event, action=review.action, casualty=card.casualty, by=review.by,
                              ts=review.ts, media_type=CARD_MEDIA_TYPE)
         return message.reply(CardReviewed.TYPE, reply.to_data(), final=True,
@@ -97,9 +90,7 @@ class CardRequests:
 
     def _close(self, message: Message, log: CardLog) -> Message:
         ask = CardClose.model_validate(message.data)
-        cards = self.projector().cards()
-        closed = log.close_mission(self.last_journal_seq(), time.time(), ask.by)
-        self.mission_closed(closed.through_journal_seq)
+        closed, cards = self.store.close_mission(log, ask.by)
         reply = CardClosed(mission=closed.number, through_journal_seq=closed.through_journal_seq,
                            casualties=[card.casualty for card in cards.cards], by=closed.by, ts=closed.ts,
                            media_type=CARD_MEDIA_TYPE)

@@ -42,11 +42,11 @@ def _set_mute(endpoint: str, muted: bool) -> int:
 
 def _transcripts(endpoint: str, args: argparse.Namespace) -> int:
     with Client(endpoint, timeout_s=10) as client:
-        reply = client.transcripts_since(since_ts=args.since or 0.0)
+        entries = client.transcripts_since(since_ts=args.since or 0.0)
     if args.json:
-        print(json.dumps(reply.to_data()["transcripts"], indent=2))
+        print(json.dumps([entry.to_data() for entry in entries], indent=2))
         return 0
-    for entry in reply.transcripts:
+    for entry in entries:
         stamp = dt.datetime.fromtimestamp(entry.ts).strftime("%Y-%m-%d %H:%M:%S")
         print(f"{stamp}  {entry.source:<6} {entry.text}")
     return 0
@@ -76,8 +76,11 @@ def status_lines(report: StatusReport) -> list[str]:
             lines.append(f"capture   {stage.name}: NO DEVICE ({health.no_device_reason}); retrying")
             continue
         clipping = "CLIPPING" if health.clipping else "no clipping"
-        lines.append(f"capture   {stage.name}: {health.capture} on {health.device_name}, level "
-                     f"{health.input_level_dbfs} dBFS, {clipping}, overruns {health.overruns}, echo {health.echo}")
+        lines.append(f"capture   {stage.name}: {health.capture} on {health.device_name} at {health.device_rate_hz} Hz "
+                     f"({health.rate_source}), level {health.input_level_dbfs} dBFS, {clipping}, overruns "
+                     f"{health.overruns}, reopens {health.reopens}, echo {health.echo}")
+        if health.degraded_reason:
+            lines.append(f"capture   {stage.name}: DEGRADED: {health.degraded_reason}")
     journal = report.transcripts
     if journal:
         if journal.last_error:

@@ -5,7 +5,9 @@ operator's side, from the card received: `--pdf FILE` writes the file this
 command names, on this machine, and nothing about it is sent to the daemon.
 `tcccd card confirm EVENT` / `tcccd card reject EVENT` review one entry by the
 event id the card shows next to it (`j12.3`); `tcccd card close` ends the
-mission (its cards kept, read with `--mission N`).
+mission (its cards kept, read with `--mission N`). `tcccd card send` sends the
+cards to the team's TAK network as one CASEVAC (docs/tak.md); the text view
+ends with what was sent, when and to whom.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from typing import Any
 
 from tcccd.wire.card import CardSet
 from tcccd.wire.card_replies import CardClosed, CardReviewed, CardsReply
-from tcccd.wire.client import Client
+from tcccd.wire.client import Client, RequestFailed
+from tcccd.wire.tak import CardSendReply, CardSendsReply, SendRecord
 
 
 def _cards(endpoint: str, casualty: int | None, mission: int | None) -> CardSet:
@@ -53,6 +56,41 @@ def show(endpoint: str, args: argparse.Namespace) -> int:
         from tcccd.card.exports.lines import text_card
 
         print("\n".join(text_card(card) for card in cards.cards) if cards.cards else "no casualty has a card yet")
+        print(sent_lines(endpoint, args.mission))
+    return 0
+
+
+def _when(ts: float | None) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(ts)) if ts is not None else "-"
+
+
+def _sent(record: SendRecord) -> str:
+    who = ", ".join(map(str, record.casualties))
+    state = f"sent {_when(record.sent_ts)}" if record.state == "sent" else "QUEUED (not sent yet)"
+    held = f"; {record.withheld} awaiting check not sent" if record.withheld else ""
+    return (f"   {state} to {record.destination}: casualty {who} (uid {record.uid}), asked "
+            f"{_when(record.requested_ts)} by {record.by} ({record.via}){held}: {record.summary}")
+
+
+def sent_lines(endpoint: str, mission: int | None) -> str:
+    """What was sent to TAK, from `card.sends` (a daemon without it: said so)."""
+    try:
+        with Client(endpoint, timeout_s=10) as client:
+            reply = client.call("card.sends", {"mission": mission} if mission is not None else {})
+    except RequestFailed as exc:
+        return f"TAK  (not available: {exc})"
+    sends = CardSendsReply.from_message(reply)
+    return "\n".join([f"TAK  {sends.link}", *(map(_sent, sends.sends) if sends.sends else ["   nothing sent"])])
+
+
+def send(endpoint: str, args: argparse.Namespace) -> int:
+    ask: dict[str, Any] = {"by": args.by}
+    if args.casualty is not None:
+        ask["casualty"] = args.casualty
+    with Client(endpoint, timeout_s=10) as client:
+        reply = CardSendReply.from_message(client.call("card.send", ask))
+    print(_sent(reply).strip())
+    print(f"   marker at: {reply.position_source}; {reply.link}")
     return 0
 
 
@@ -88,16 +126,20 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+ACTIONS = {"show": show, "close": close, "send": send}
+
+
 def register(sub: Any, command: Callable[..., argparse.ArgumentParser], endpoint: Callable[[Any], str]) -> None:
     c = command("card", "the casualty cards (DD 1380); `card confirm|reject EVENT` reviews one entry",
-                lambda args: {"show": show, "close": close}.get(args.action, review)(endpoint(args), args))
-    c.add_argument("action", nargs="?", choices=["show", "confirm", "reject", "close"], default="show",
-                   help="close: the mission is over (its cards are kept; the next casualty one starts a new card)")
+                lambda args: ACTIONS.get(args.action, review)(endpoint(args), args))
+    c.add_argument("action", nargs="?", choices=["show", "confirm", "reject", "close", "send"], default="show",
+                   help="close: the mission is over (its cards are kept; the next casualty one starts a new card); "
+                        "send: the cards to the team's TAK network as one CASEVAC (9-line and ZMIST)")
     c.add_argument("event", nargs="?", help="confirm/reject: the event id shown on the card (e.g. j12.3)")
     c.add_argument("--casualty", type=_casualty, help="one casualty's card (default: every card)")
     c.add_argument("--mission", type=_positive, help="a closed mission's cards (1 = the first; default: the "
                    "current mission)")
-    c.add_argument("--by", default="medic", help="confirm/reject/close: who does it (default: medic)")
+    c.add_argument("--by", default="medic", help="confirm/reject/close/send: who does it (default: medic)")
     form = c.add_mutually_exclusive_group()
     form.add_argument("--text", action="store_true", help="the card as text, section by section (the default)")
     form.add_argument("--json", action="store_true", help="the cards as JSON (daemon/card/exports/card.schema.json)")

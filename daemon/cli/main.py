@@ -69,7 +69,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 def _status_once(args: argparse.Namespace) -> int:
     try:
         with Client(_endpoint(args), timeout_s=args.timeout) as client:
-            report = client.status_report()
+            report = client.status()
     except DaemonNotRunning as exc:
         print(json.dumps({"state": "not running", "error": str(exc)}) if args.json else str(exc))
         return status_mod.EXIT_NOT_RUNNING
@@ -122,8 +122,8 @@ def cmd_speak(args: argparse.Namespace) -> int:
 
 def cmd_profile(args: argparse.Namespace) -> int:
     with Client(_endpoint(args), timeout_s=10) as client:
-        info = client.switch_profile(args.name, "set with tcccd profile set", args.for_s) \
-            if args.action == "set" else client.profile_info()
+        info = client.profile_set(args.name, "set with tcccd profile set", args.for_s) \
+            if args.action == "set" else client.profile_get()
     print(telemetry_commands.describe_profile(info))
     return 0
 

@@ -56,7 +56,12 @@ def card_lines(report: StatusReport) -> list[str]:
     text += f"; read-backs {card.readbacks}"
     if card.readback_errors:
         text += f" ({card.readback_errors} failed: {card.readback_last_error})"
-    return [text]
+    tak = report.tak
+    if tak is None or not tak.enabled:
+        return [text]
+    where = f"marker at {tak.position_source}" if tak.position_source else (tak.position_problem or "")
+    waiting = f"; {tak.awaiting_confirmation}" if tak.awaiting_confirmation else ""
+    return [text, f"{tak.line}; {tak.sent} sent; {where}{waiting}"]
 
 
 def render(report: StatusReport) -> str:

@@ -10,27 +10,31 @@ The text of each refusal says what to do about it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from tcccd.config import Config
 from tcccd.core.requests import RequestTable
-from tcccd.core.supervisor import Supervisor
+from tcccd.core.roster import Roster
+from tcccd.ports import ConfigSource
 from tcccd.wire.protocol import Message
 from tcccd.wire.states import ROUTABLE, WorkerState
 
 Refusal = tuple[str, str, dict[str, Any]]  # code, text, extra data for the error reply
-MemoryAdmission = Callable[[], Refusal | None]
+
+
+class MemoryAdmission(Protocol):
+    """tcccd.governor.memory_hook.MemoryHook: while the capper refuses new work, the refusal."""
+
+    def admission(self) -> Refusal | None: ...
 
 STAGE_HINTS = {"transcribe": "whisper", "stream": "whisper", "speak": "piper", "speak.tokens": "snac",
                "capture.mute": "capture", "capture.unmute": "capture"}
 
 
 class Admission:
-    def __init__(self, config: Callable[[], Config], supervisor: Supervisor, requests: RequestTable,
-                 memory: MemoryAdmission) -> None:
+    def __init__(self, config: ConfigSource, roster: Roster, requests: RequestTable, memory: MemoryAdmission) -> None:
         self.config = config
-        self.supervisor = supervisor
+        self.roster = roster
         self.requests = requests
         self.memory = memory
         self.accepting = True
@@ -39,35 +43,35 @@ class Admission:
         """The daemon is draining: every new request is refused with `shutting_down`."""
         self.accepting = False
 
+    def stopping(self) -> bool:
+        return not self.accepting
+
     def refusal(self, client: bytes, message: Message, route: list[str] | None) -> Refusal | None:
         if not self.accepting:
             return "shutting_down", "tcccd is stopping and takes no new requests", {}
         if route is None:
-            return "no_route", no_route_text(route_key(message), self.config()), {}
+            return "no_route", no_route_text(route_key(message), self.config.current()), {}
         for name in route:  # every stage of the chain must be able to take it, not only the first
             problem = self.stage_refusal(name)
             if problem:
                 return problem
-        refusal = self.memory()
+        refusal = self.memory.admission()
         if refusal is not None:
             return refusal
-        full = [name for name in route if self.supervisor.stages[name].queue_full]
+        full = [name for name in route if self.roster.queue_full(name)]
         if full:
-            stage = self.supervisor.stages[full[0]]
-            stage.busy_rejections += 1
-            return "busy", (f"stage {full[0]!r} has {stage.pending} messages queued "
-                            f"(max_queue={stage.config.max_queue}); retry later"), {}
+            return "busy", self.roster.refuse_busy(full[0]), {}
         cap = self.requests.cap_refusal(client, streaming=not message.final)
         return ("busy", cap, {}) if cap else None
 
     def stage_refusal(self, name: str) -> Refusal | None:
-        runtime = self.supervisor.stages.get(name)
-        if runtime is None:
+        if not self.roster.has_stage(name):
             return "stage_disabled", f"stage {name!r} is disabled; set enabled: true for it in the config", {}
-        handle = self.supervisor.worker_of(name)
+        handle = self.roster.worker_of(name)
         if handle.state == WorkerState.FAILED:
             wait_s = max(0.0, handle.next_start_at - time.monotonic())
-            return "stage_failed", (f"stage {name!r} (plugin {runtime.config.plugin}) has failed: "
+            plugin = next(s.config.plugin for s in handle.stages if s.config.name == name)
+            return "stage_failed", (f"stage {name!r} (plugin {plugin}) has failed: "
                                     f"{handle.last_error}; next retry in {wait_s:.0f} s, or fix the cause and "
                                     f"reload tcccd"), {}
         if handle.state not in ROUTABLE:  # an unloaded one loads on demand

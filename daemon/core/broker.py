@@ -7,15 +7,15 @@ header has a readable one (then that id is spent), and is dropped and counted
 when it has none. The request table (tcccd.core.requests) remembers ended ids, so a
 late message never opens a second request nor earns a second final.
 
-The broker decides; the supervisor sends to workers and keeps the stage
-counters (`send_to_stage`, `cancel`, ...); local requests (status,
-profiles) are answered by the handler the daemon gives (`local`); whether a new
+The broker decides; the supervisor sends to workers (`send_to_stage`,
+`cancel`) and the roster keeps the stage counters; local requests (status,
+profiles, the card) are answered by tcccd.core.local_requests; whether a new
 request is accepted is tcccd.core.admission's to say; replies leave through the
-client's door (tcccd.core.clients), to the part that sent it for the daemon's own
-requests (the casualty card), or, for audio no client sent, through the
-source router (tcccd.core.sources), which also turns a worker output whose id no
-client opened (a microphone's utterance) into a request. Each finished
-utterance is journalled, then published, through the transcript feed.
+client's door (tcccd.core.clients), to the daemon's own internal client that
+sent it (the casualty card, the read-back), or, for audio no client sent,
+through the source router (tcccd.core.sources), which also turns a worker output
+whose id no client opened (a microphone's utterance) into a request. Each
+finished utterance is journalled, then published, through the transcript feed.
 """
 
 from __future__ import annotations
@@ -23,54 +23,59 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Protocol
 
 import structlog
 
-from tcccd.config import Config
 from tcccd.core.admission import Admission, route_key
-from tcccd.core.clients import ClientSockets, door_of, is_internal, is_source
-from tcccd.core.requests import Request, RequestTable
+from tcccd.core.clients import ClientSockets, InternalClients, door_of, is_internal, is_source
+from tcccd.core.requests import Request, RequestTable, RoutingCounters
+from tcccd.core.roster import Roster
 from tcccd.core.sources import SourceRouter
 from tcccd.core.supervisor import Supervisor
 from tcccd.core.workers import WorkerHandle
+from tcccd.ports import AlertSink, ConfigSource, ErrorNotes
 from tcccd.record.feed import TranscriptFeed
 from tcccd.wire import messages
+from tcccd.wire.alerts import SpeechDropped
 from tcccd.wire.protocol import Message, ProtocolError
 from tcccd.wire.states import SERVING, WorkerState
 
 Respond = Callable[[Message], None]
 
 
+class LocalAnswers(Protocol):
+    """tcccd.core.local_requests.LocalRequests: the requests the daemon answers itself."""
+
+    def answer(self, message: Message, respond: Respond) -> None: ...
+
+
 class Broker:
-    def __init__(self, config: Callable[[], Config], supervisor: Supervisor, requests: RequestTable,
+    def __init__(self, config: ConfigSource, roster: Roster, supervisor: Supervisor, requests: RequestTable,
                  admission: Admission, clients: ClientSockets, sources: SourceRouter, feed: TranscriptFeed,
-                 publish: Callable[[str, Message], None], on_error: Callable[[str, str], None],
-                 local: Callable[[Message, Respond], None], internal: Callable[[bytes, Message], None]) -> None:
+                 alerts: AlertSink, errors: ErrorNotes, counters: RoutingCounters, local: LocalAnswers,
+                 internal: InternalClients) -> None:
         self.config = config
+        self.roster = roster
         self.supervisor = supervisor
         self.requests = requests
         self.admission = admission
         self.clients = clients
         self.sources = sources
         self.feed = feed
-        self.publish = publish
-        self.on_error = on_error
+        self.alerts = alerts
+        self.errors = errors
+        self.counters = counters
         self.local = local
         self.internal = internal
         self.held: dict[str, list[tuple[str, Message]]] = {}  # stage -> messages waiting for its worker to load
-        self.counters = {"unreadable_messages": 0, "bad_messages": 0, "late_outputs": 0}
         self.log = structlog.get_logger()
-
-    def report(self) -> dict[str, int]:
-        """The broker's counters for status."""
-        return {**self.counters, "undeliverable_replies": self.clients.undeliverable,
-                "late_inputs": self.requests.late_inputs}
 
     def reply(self, client: bytes, message: Message) -> None:
         if is_source(client):  # a request a source stage (the microphone) opened
             self.sources.on_reply(client, message)
-        elif is_internal(client):  # a request the daemon sent itself (the casualty card)
-            self.internal(client, message)
+        elif is_internal(client):  # a request the daemon sent itself (the casualty card, the read-back)
+            self.internal.deliver(client, message)
         else:
             self.clients.send(client, message)
 
@@ -84,7 +89,7 @@ class Broker:
             self._refuse_malformed(client, exc.request_id, str(exc))
             return
         problem = messages.check_request(message)
-        max_bytes = self.config().daemon.max_request_bytes
+        max_bytes = self.config.current().daemon.max_request_bytes
         if problem is None and len(message.payload or b"") > max_bytes:
             self._refuse(client, message, "too_large", f"payload of {len(message.payload or b'')} bytes is over "
                          f"max_request_bytes={max_bytes}; stream it instead")
@@ -97,9 +102,9 @@ class Broker:
 
     def _refuse_malformed(self, client: bytes, request_id: str | None, text: str) -> None:
         if request_id is None:
-            self.counters["unreadable_messages"] += 1
+            self.counters.count("unreadable_messages")
             return
-        self.counters["bad_messages"] += 1
+        self.counters.count("bad_messages")
         self._refuse(client, Message("error", id=request_id), "bad_message", text)
 
     def _refuse(self, client: bytes, message: Message, code: str, text: str) -> None:
@@ -127,7 +132,7 @@ class Broker:
             self._client_cancel(client, message, request)
         elif message.type in messages.LOCAL_TYPES:
             self.requests.remember_ended(message.id)
-            self.local(message, lambda reply: self.reply(client, reply))
+            self.local.answer(message, lambda reply: self.reply(client, reply))
         elif request is None:
             self._start(client, message)
         else:
@@ -151,7 +156,7 @@ class Broker:
         self._cancel(request)
 
     def _start(self, client: bytes, message: Message) -> None:
-        route = self.config().routes.get(route_key(message))
+        route = self.config.current().routes.get(route_key(message))
         problem = self.admission.refusal(client, message, route)
         if problem:
             self.requests.remember_ended(message.id)
@@ -165,14 +170,14 @@ class Broker:
     def _continue(self, request: Request, message: Message) -> None:
         self.requests.took_input(request, message, time.monotonic())
         first = request.route[0]
-        if message.seq > 0 and self.supervisor.stages[first].queue_full:
+        if message.seq > 0 and self.roster.queue_full(first):
             self._drop_chunk(request, first, message)
             return
         self._forward(request, first, message)
 
     def _drop_chunk(self, request: Request, stage: str, message: Message) -> None:
         """Live audio that cannot be queued is dropped, counted and reported, never lost silently."""
-        self.supervisor.stages[stage].dropped_audio_chunks += 1
+        self.roster.count_dropped_chunk(stage)
         text = f"stage {stage!r} is behind: chunk seq {message.seq} dropped"
         self.reply(request.client, message.error("busy", text, final=False))
         if message.final:
@@ -181,9 +186,9 @@ class Broker:
     def _forward(self, request: Request, stage: str, message: Message) -> None:
         """Send to the stage's worker with a per-message deadline: the request's, or for a stream chunk the default."""
         now = time.monotonic()
-        deadline_at = request.deadline_at or now + self.config().daemon.default_deadline_s
+        deadline_at = request.deadline_at or now + self.config.current().daemon.default_deadline_s
         left_s = round(max(0.001, deadline_at - now), 3)
-        handle = self.supervisor.worker_of(stage)
+        handle = self.roster.worker_of(stage)
         if handle.state in (WorkerState.UNLOADED, WorkerState.LOADING) or stage in self.held:
             self.held.setdefault(stage, []).append((request.id, message))  # sent, in order, once it is ready
             self.supervisor.load(handle)
@@ -195,9 +200,9 @@ class Broker:
     def flush_held(self) -> None:
         """Messages held while a stage's worker was loading go out once it is ready; ended requests' are dropped."""
         for stage in list(self.held):
-            if stage not in self.supervisor.stages:
+            if not self.roster.has_stage(stage):
                 del self.held[stage]  # gone with a reload, which ended its requests
-            elif self.supervisor.worker_of(stage).state in SERVING:
+            elif self.roster.worker_of(stage).state in SERVING:
                 for request_id, message in self.held.pop(stage):
                     request = self.requests.get(request_id)
                     if request is not None:
@@ -213,17 +218,17 @@ class Broker:
                 if routed is not None:
                     self.on_client(*routed)
             else:
-                self.counters["late_outputs"] += 1
+                self.counters.count("late_outputs")
             return
         stage = message.stage if message.stage in request.route else None
         if message.type == "error" and message.final:
             if stage is not None:
-                self.supervisor.note_stage_error(stage, message.data.get("message"))
+                self.roster.note_error(stage, message.data.get("message"))
             self.finish(message.id, message)  # an error from any hop (no_stage included) ends the request
             self._cancel(request)
             return
         if stage is None:
-            self.counters["late_outputs"] += 1
+            self.counters.count("late_outputs")
             return
         hop = request.route.index(stage)
         if hop + 1 < len(request.route):
@@ -249,9 +254,8 @@ class Broker:
         for span in message.data.get("dropped") or ():
             text = (f"speech from {span['start_s']:.1f} s to {span['end_s']:.1f} s of request {message.id} was not "
                     f"transcribed ({span['reason']}): check the recording")
-            self.on_error(message.id, text)
-            self.publish("alert", message.reply("alert", {"kind": "speech_dropped", "request_id": message.id,
-                                                          **span, "message": text}))
+            self.alerts.alert(SpeechDropped(message=text, request_id=message.id, start_s=span["start_s"],
+                                            end_s=span["end_s"], reason=span["reason"]), message.id)
 
     @staticmethod
     def _is_news(request: Request, message: Message) -> bool:
@@ -266,7 +270,7 @@ class Broker:
         if request is None:
             return
         if message.type == "error":
-            self.on_error(request_id, message.data.get("message", ""))
+            self.errors.note(request_id, message.data.get("message", ""))
         self.reply(request.client, replace(message, stage=None, final=True))
 
     def expire(self, now: float) -> None:

@@ -3,9 +3,9 @@
 A worker replaced by a reload, unloaded by the memory capper, or killed to be loaded again leaves through here.
 Its handle lets go of the process at once, so its exit is not mistaken for a crash (no restart, no
 `worker_lost`), and a new process for the same worker starts only once the old one is gone (a device or the
-memory it holds is free by then). The main loop polls these processes (`reap`): it used to `proc.wait` on them,
-up to 5 s for a worker that did not read its shutdown, with every client and heartbeat waiting behind it. One
-that has not exited by its deadline is killed.
+memory it holds is free by then). The main loop polls these processes (`reap`) instead of waiting on them, so
+a worker that does not read its shutdown never holds up clients and heartbeats; one that has not exited by its
+deadline is killed.
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ from dataclasses import dataclass
 
 import structlog
 
-from tcccd.core.worker_links import WorkerLinks
-from tcccd.core.workers import WorkerHandle
-from tcccd.wire.protocol import Message
+from tcccd.core.workers import WorkerHandle, WorkerLinks
+from tcccd.wire.control import Shutdown
 
 KILL_WAIT_S = 5.0  # after SIGKILL, how long a shutdown still waits for the kernel to reap a process
 POLL_S = 0.02
@@ -47,7 +46,7 @@ class Departures:
         if kill:
             self._kill(departure)
         else:
-            self.links.send(handle, Message("shutdown"))
+            self.links.send(handle, Shutdown().message())
         self.leaving.append(departure)
 
     def pending(self, worker: str) -> bool:

@@ -10,21 +10,21 @@ changed is said in the log and in status' recent errors.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+import structlog
 import zmq
 
 from tcccd import config as cfg
+from tcccd.ports import ConfigSource
 from tcccd.record.journal import TranscriptJournal
-from tcccd.wyoming_door.server import WyomingDoor
+from tcccd.wyoming_door.server import WyomingDoor, WyomingDoorError
 
 DOOR_REPLY_GRACE_S = 5.0
 
 
-def stage_params(config: cfg.Config, profile_name: str) -> dict[str, dict[str, Any]]:
+def stage_params(config: cfg.Config, profile: cfg.ProfileFile) -> dict[str, dict[str, Any]]:
     """Every enabled stage's parameters with the profile's overlay laid over them."""
-    profile = cfg.load_profile(config, profile_name)
     return {s.name: cfg.stage_params(config, s, profile) for s in config.enabled_stages}
 
 
@@ -35,14 +35,48 @@ def open_journal(config: cfg.Config) -> TranscriptJournal | None:
     return TranscriptJournal.open(config.daemon.state_dir, config.transcripts)
 
 
-def open_door(config: cfg.Config, ctx: zmq.Context, current: Callable[[], cfg.Config]) -> WyomingDoor | None:
-    """The Wyoming door when `wyoming.enabled` (not yet listening: the daemon starts it), else None.
+class DoorSlot:
+    """The Wyoming door in use, none while `wyoming.enabled` is false; `reopen` after a changed `wyoming:`
+    section. It is also the door's view of the config in force (tcccd.wyoming_door.server.StreamRoute)."""
 
-    `current` is the config in force, read when a client asks whether transcripts stream."""
-    if not config.wyoming.enabled:
+    def __init__(self, config: ConfigSource, ctx: zmq.Context) -> None:
+        self.config = config
+        self.ctx = ctx
+        self.log = structlog.get_logger()
+        self.door = self._open()
+
+    def _open(self) -> WyomingDoor | None:
+        """Not yet listening: `start` opens it."""
+        config = self.config.current()
+        if not config.wyoming.enabled:
+            return None
+        return WyomingDoor(config.wyoming, self.ctx, config.daemon.default_deadline_s + DOOR_REPLY_GRACE_S, self)
+
+    def start(self) -> str | None:
+        """Listen; the reason when the door cannot open (ZeroMQ clients are still served)."""
+        if self.door is None:
+            return None
+        try:
+            self.door.start()
+        except WyomingDoorError as exc:
+            self.log.error("wyoming door not open", error=str(exc))
+            return str(exc)
         return None
-    return WyomingDoor(config.wyoming, ctx, config.daemon.default_deadline_s + DOOR_REPLY_GRACE_S,
-                       lambda: streams_through_whisper(current()))
+
+    def reopen(self) -> str | None:
+        self.stop()
+        self.door = self._open()
+        return self.start()
+
+    def stop(self) -> bool:
+        """Closed; False when its thread did not end (it still holds sockets)."""
+        return self.door is None or self.door.stop()
+
+    def streams_through_whisper(self) -> bool:
+        return streams_through_whisper(self.config.current())
+
+    def report(self) -> dict[str, Any] | None:
+        return self.door.report() if self.door is not None else None
 
 
 def streams_through_whisper(config: cfg.Config) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 from dataclasses import dataclass
+from typing import Protocol
 
 from tcccd.config import DaemonSection
 from tcccd.wire.protocol import Message
@@ -51,6 +52,10 @@ class RequestTable:
 
     def get(self, request_id: str) -> Request | None:
         return self.open.get(request_id)
+
+    def stages_in_use(self) -> set[str]:
+        """Every stage an open request routes through."""
+        return {stage for request in self.open.values() for stage in request.route}
 
     def ended(self, request_id: str) -> bool:
         return request_id in self._ended
@@ -134,3 +139,26 @@ class RequestTable:
                 out.append((request, "deadline_exceeded", f"no result within the deadline "
                                                           f"({now - request.accepted_at:.1f} s after acceptance)"))
         return out
+
+
+class RoutingCounters:
+    """What the broker counts for status (messages it could not read, refused as malformed, outputs too late),
+    with the replies no client took and the inputs that came after their request ended."""
+
+    def __init__(self, requests: RequestTable, clients: Undeliverable) -> None:
+        self.requests = requests
+        self.clients = clients
+        self.counts = {"unreadable_messages": 0, "bad_messages": 0, "late_outputs": 0}
+
+    def count(self, name: str) -> None:
+        self.counts[name] += 1
+
+    def report(self) -> dict[str, int]:
+        return {**self.counts, "undeliverable_replies": self.clients.undeliverable,
+                "late_inputs": self.requests.late_inputs}
+
+
+class Undeliverable(Protocol):
+    """tcccd.core.clients.ClientSockets: replies it could not deliver (the client gone or not reading)."""
+
+    undeliverable: int

@@ -19,18 +19,20 @@ errors are noted once per kind.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import structlog
 
-from tcccd.config import Config
 from tcccd.core.clients import SOURCE_CLIENT
 from tcccd.core.requests import RequestTable
+from tcccd.core.roster import Roster
 from tcccd.core.supervisor import Supervisor
 from tcccd.core.workers import WorkerHandle
+from tcccd.ports import ConfigSource, ErrorNotes
 from tcccd.record.feed import TranscriptFeed
+from tcccd.system.logs import Once
+from tcccd.wire.control import FinishStreams
 from tcccd.wire.protocol import Message
 from tcccd.wire.states import SERVING
 
@@ -38,12 +40,14 @@ FINISH_WAIT_S = 2.0  # a source's own closing of its stream at a stop, before th
 
 
 class SourceRouter:
-    def __init__(self, config: Callable[[], Config], supervisor: Supervisor, requests: RequestTable,
-                 feed: TranscriptFeed) -> None:
+    def __init__(self, config: ConfigSource, roster: Roster, supervisor: Supervisor, requests: RequestTable,
+                 feed: TranscriptFeed, errors: ErrorNotes) -> None:
         self.config = config
+        self.roster = roster
         self.supervisor = supervisor
         self.requests = requests
         self.feed = feed
+        self.errors = errors
         self.request_of: dict[str, str] = {}  # the source's stream id -> the request carrying it now
         self.last_seq: dict[str, int] = {}  # the source's stream id -> the seq of its latest chunk
         self.closed = False  # the daemon is stopping: no new source stream is routed
@@ -51,7 +55,7 @@ class SourceRouter:
         self.source_of: dict[bytes, str] = {}  # source client -> its data.source name ("mic")
         self.counters = {"source_chunks": 0, "source_chunks_not_routed": 0}
         self._ids = itertools.count(1)
-        self._noted: set[str] = set()
+        self.told = Once()
         self.log = structlog.get_logger()
 
     def owns(self, handle: WorkerHandle, message: Message) -> bool:
@@ -69,14 +73,14 @@ class SourceRouter:
             self.counters["source_chunks_not_routed"] += 1
             return None
         if request_id is None or request_id not in self.requests:
-            problem = self._not_routable(message.type, self.config().routes.get(message.type))
+            problem = self._not_routable(message.type, self.config.current().routes.get(message.type))
             if problem:
                 self.counters["source_chunks_not_routed"] += 1
                 self._note_once(problem, f"audio from {message.stage!r} not routed: {problem}")
                 return None
             request_id = f"{message.id}.{next(self._ids)}"
             self.request_of[message.id] = request_id
-            self._noted.clear()  # routable again: the next problem is news
+            self.told.forget()  # routable again: the next problem is news
         self.last_seq[message.id] = message.seq
         if message.final:
             self.request_of.pop(message.id, None)
@@ -93,7 +97,7 @@ class SourceRouter:
         self.closed = True
         self.finish_by = now + FINISH_WAIT_S
         for handle in {h.name: h for h in map(self._worker_of_stream, self.request_of.values()) if h}.values():
-            self.supervisor.links.send(handle, Message("finish_streams"))
+            self.supervisor.send_control(handle, FinishStreams())
 
     def overdue(self, now: float) -> list[tuple[bytes, Message]]:
         """The closing message of every stream its source left open FINISH_WAIT_S after the stop."""
@@ -116,15 +120,15 @@ class SourceRouter:
         if request is None or not request.client.startswith(SOURCE_CLIENT):
             return None
         stage = request.client[len(SOURCE_CLIENT):].decode()
-        return self.supervisor.worker_of(stage) if stage in self.supervisor.stages else None
+        return self.roster.worker_of(stage) if self.roster.has_stage(stage) else None
 
     def _not_routable(self, kind: str, route: list[str] | None) -> str | None:
         if route is None:
             return f"no route for {kind!r} (add routes: {{{kind}: [asr]}})"
         for name in route:
-            if name not in self.supervisor.stages:
+            if not self.roster.has_stage(name):
                 return f"stage {name!r} is disabled"
-            if self.supervisor.worker_of(name).state not in SERVING:
+            if self.roster.worker_of(name).state not in SERVING:
                 return f"stage {name!r} is not ready"
         return None
 
@@ -141,11 +145,9 @@ class SourceRouter:
 
     def _note_once(self, key: str, text: str) -> None:
         """Log and note a problem the first time; a microphone would repeat it 15 times a second."""
-        if key in self._noted:
-            return
-        self._noted.add(key)
-        self.log.warning("source audio problem", problem=text)
-        self.feed.on_error("-", text)
+        if self.told.first(key):
+            self.log.warning("source audio problem", problem=text)
+            self.errors.note("-", text)
 
     def report(self) -> dict[str, Any]:
         return {**self.counters, "open_streams": len(self.request_of)}

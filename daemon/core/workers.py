@@ -1,22 +1,29 @@
-"""What the daemon knows of each worker process and of each stage it hosts.
+"""What the daemon knows of each worker process and of each stage it hosts, and the sockets that reach them.
 
-Plain records, kept by the supervisor: the broker reads them to decide where a
-request may go, the status report reads them to tell an operator. Also what a
-worker process is started with: its spec file and its environment.
+Plain records, kept by the roster (tcccd.core.roster) and updated by the
+supervisor: the broker reads them to decide where a request may go, the status
+report reads them to tell an operator. Also what a worker process is started
+with (its spec file and its environment), and the three sockets to the workers.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import signal
 import subprocess
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+import zmq
 
 from tcccd.config import Config, RestartPolicy, StageConfig
 from tcccd.system.notify import child_env
+from tcccd.wire.protocol import Message
 from tcccd.wire.states import COMING_UP, WorkerState
+from tcccd.wire.status import PluginHealth
 
 THREAD_VARIABLES = ("TCCCD_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
@@ -31,7 +38,7 @@ class StageRuntime:
     dropped_audio_chunks: int = 0
     busy_rejections: int = 0
     last_error: str | None = None
-    health: dict[str, Any] = field(default_factory=dict)
+    health: PluginHealth = field(default_factory=PluginHealth)
 
     @property
     def queue_full(self) -> bool:
@@ -49,6 +56,7 @@ class WorkerHandle:
         self.state = WorkerState.STARTING
         self.started_at = 0.0
         self.last_pong_at = 0.0
+        self.answered = False  # this generation has answered a heartbeat
         self.next_start_at = 0.0
         self.restart_times: collections.deque[float] = collections.deque()
         self.restarts = 0
@@ -82,11 +90,14 @@ class WorkerHandle:
             self.restart_times.popleft()
 
     def overdue(self, now: float) -> str | None:
-        """Why this live worker must be killed now, or None: frozen, hung past a deadline, or not ready in time."""
+        """Why this live worker must be killed now, or None: frozen, hung past a deadline, or not ready in time.
+
+        A process still starting has no heartbeat thread until its imports are done (seconds for torch on a
+        loaded machine): until it first answers, or says ready, start_timeout_s judges it, not hang_timeout_s."""
         silent_s = now - self.last_pong_at
         hang_s = self.limit("hang_timeout_s")
         busy = self.info.get("busy") or {}
-        if silent_s > hang_s:
+        if silent_s > hang_s and (self.answered or self.state not in COMING_UP):
             return f"frozen: no heartbeat for {silent_s:.1f} s (hang_timeout_s={hang_s:g})"
         if busy.get("overdue_s", 0) > hang_s:
             return (f"hung: still busy with request {busy['request_id']} {busy['overdue_s']:.1f} s after its "
@@ -160,3 +171,61 @@ def describe_exit(returncode: int) -> str:
         except ValueError:
             return f"killed by signal {-returncode}"
     return f"exited with code {returncode}"
+
+
+ROLES = ("data", "control", "heartbeat")
+
+
+class WorkerLinks:
+    """The daemon's three sockets to its workers, one per role, as in jupyter_client.
+
+    `data` carries requests and their outputs; `control` carries readiness, profile
+    switches, memory releases and shutdown; `heartbeat` carries pings (answered by a
+    thread of the worker's own, so a long computation is not a hang) and cancels
+    (read by that thread at once, so a running plugin can stop cooperatively). All
+    three are ROUTERs over ipc:// in the runtime directory; a worker's DEALERs carry
+    its identity `name:generation`, so messages of a replaced generation are
+    recognised and ignored.
+    """
+
+    def __init__(self, runtime_dir: Path) -> None:
+        self.endpoints = {role: f"ipc://{runtime_dir}/workers-{role}.sock" for role in ROLES}
+        self.sockets: dict[str, zmq.Socket] = {}
+
+    def bind(self, ctx: zmq.Context) -> None:
+        for role, endpoint in self.endpoints.items():
+            sock = ctx.socket(zmq.ROUTER)
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.setsockopt(zmq.ROUTER_MANDATORY, 1)  # a worker not connected (yet, or any more) raises
+            sock.bind(endpoint)
+            self.sockets[role] = sock
+
+    @property
+    def data(self) -> zmq.Socket:
+        return self.sockets["data"]
+
+    @property
+    def control(self) -> zmq.Socket:
+        return self.sockets["control"]
+
+    @property
+    def heartbeat(self) -> zmq.Socket:
+        return self.sockets["heartbeat"]
+
+    def spec(self) -> dict[str, str]:
+        """The endpoints as a worker's spec file names them."""
+        return {f"{role}_endpoint": endpoint for role, endpoint in self.endpoints.items()}
+
+    def send_data(self, handle: WorkerHandle, message: Message) -> bool:
+        """A request message for one of the worker's stages; False when the worker is not connected."""
+        try:
+            self.data.send_multipart([handle.identity, *message.to_frames()], zmq.NOBLOCK)
+        except zmq.ZMQError:
+            return False
+        return True
+
+    def send(self, handle: WorkerHandle, message: Message, role: str = "control") -> None:
+        """A control or heartbeat message. Not connected yet, or gone: the heartbeat deadline catches a dead
+        worker, so a lost message here is not an error."""
+        with contextlib.suppress(zmq.ZMQError):
+            self.sockets[role].send_multipart([handle.identity, *message.to_frames()], zmq.NOBLOCK)

@@ -14,58 +14,66 @@ request (within its deadline); `step_down` is an ordinary profile switch;
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from tcccd import config as cfg
-from tcccd.core.requests import RequestTable
-from tcccd.core.supervisor import Supervisor
-from tcccd.core.workers import WorkerHandle
+from tcccd.governor.profiles import ProfileBook
 from tcccd.governor.switch import ProfileSwitcher
+from tcccd.governor.telemetry_hook import ProfileGovernor
+from tcccd.governor.workers import OpenRequests, WorkerHands, WorkerRecords
 from tcccd.memory.budget import MIB, MemorySettings
 from tcccd.memory.capper import Capper, WorkerSample
+from tcccd.ports import ConfigSource, Publisher
 from tcccd.telemetry.readings import host_root
+from tcccd.wire.alerts import MemoryAlert
+from tcccd.wire.control import Release, Released
 from tcccd.wire.protocol import Message
 from tcccd.wire.states import SERVING
+from tcccd.wire.status_memory import CapperAction
+
+if TYPE_CHECKING:
+    from tcccd.core.workers import WorkerHandle
 
 
 class MemoryHook:
-    def __init__(self, config: Callable[[], cfg.Config], supervisor: Supervisor, requests: RequestTable,
-                 profiles: ProfileSwitcher, publish: Callable[[str, Message], None]) -> None:
+    def __init__(self, config: ConfigSource, book: ProfileBook, roster: WorkerRecords, supervisor: WorkerHands,
+                 requests: OpenRequests, profiles: ProfileSwitcher, governor: ProfileGovernor,
+                 events: Publisher) -> None:
         self.config = config
+        self.book = book
+        self.roster = roster
         self.supervisor = supervisor
         self.requests = requests
         self.profiles = profiles
-        self.publish = publish
+        self.governor = governor
+        self.events = events
         self.log = structlog.get_logger()
-        self.profile = profiles.current["name"]
+        self.profile = profiles.name()
         self.idle_since: dict[str, float] = {}
         self.refusing: str | None = None
         self.released: dict[str, dict[str, Any]] = {}
-        self.capper = Capper(self.settings(self.profile), host_root(config().daemon.host_root), self, self._alert)
+        self.capper = Capper(self.settings(self.profile), host_root(config.current().daemon.host_root), self)
 
     def settings(self, profile: str) -> MemorySettings:
         """The daemon's memory settings with the profile's override laid over them."""
-        config = self.config()
-        return config.daemon.memory.with_override(cfg.load_profile(config, profile).memory)
+        return self.config.current().daemon.memory.with_override(self.book.load(profile).memory)
 
     def tick(self, now: float) -> None:
-        profile = self.profiles.current["name"]
+        profile = self.profiles.name()
         if profile != self.profile:
             self.profile = profile
             self.capper.configure(self.settings(profile))
             self.log.info("memory budget follows the profile", budget=self.capper.settings.budget_mb,
                           budget_percent=self.capper.settings.budget_percent)
-        samples = [self._sample(handle, now) for handle in self.supervisor.workers.values()]
+        samples = [self._sample(handle, now) for handle in self.roster.handles()]
         if now >= self.capper.next_at:
-            self.capper.tick(now, samples, profile, cfg.available_profiles(self.config()))
+            self.capper.tick(now, samples, profile, self.book.available())
 
     def _busy(self, handle: WorkerHandle) -> bool:
         names = {s.config.name for s in handle.stages}
         return (any(s.pending for s in handle.stages) or bool(handle.info.get("busy"))
-                or any(names & set(r.route) for r in self.requests.open.values()))
+                or bool(names & self.requests.stages_in_use()))
 
     def _sample(self, handle: WorkerHandle, now: float) -> WorkerSample:
         serving = handle.alive and handle.state in SERVING
@@ -80,17 +88,17 @@ class MemoryHook:
 
     def release(self, workers: tuple[str, ...]) -> bool:
         for name in workers:
-            self.supervisor.links.send(self.supervisor.workers[name], Message("release"))
+            self.supervisor.send_control(self.roster.handle(name), Release())
         return bool(workers)
 
     def unload(self, worker: str) -> bool:
-        handle = self.supervisor.workers[worker]
+        handle = self.roster.handle(worker)
         if self._busy(handle):  # work arrived since the readings: it stays
             return False
         return self.supervisor.unload(handle)
 
     def step_down(self, profile: str, reason: str) -> bool:
-        return self.profiles.switch(profile, reason).state != "refused"
+        return self.governor.step_down(profile, reason)
 
     def set_refusing(self, refusing: bool, reason: str) -> bool:
         self.refusing = reason if refusing else None
@@ -105,11 +113,15 @@ class MemoryHook:
         return "busy", f"tcccd is over its memory budget and takes no new work: {self.refusing}; retry later", \
             {"reason": "memory"}
 
-    def on_released(self, handle: WorkerHandle, message: Message) -> None:
+    def acted(self, action: CapperAction) -> None:
+        text = f"memory capper: {action.action} {', '.join(action.targets)}: {action.reason}"
+        self.events.publish("alert", Message.event(MemoryAlert(message=text, **action.model_dump())))
+
+    def on_released(self, handle: WorkerHandle, released: Released) -> None:
         """A worker's answer to `release`: what it freed, kept for status and logged."""
-        self.released[handle.name] = message.data
-        self.log.info("worker released memory", worker=handle.name,
-                      freed_mb=round(message.data.get("freed_bytes", 0) / MIB, 1), errors=message.data.get("errors"))
+        self.released[handle.name] = released.model_dump()
+        self.log.info("worker released memory", worker=handle.name, freed_mb=round(released.freed_bytes / MIB, 1),
+                      errors=released.errors)
 
     def report(self) -> dict[str, Any]:
         """`memory` in status: budget, use, headroom, what the capper last did, per-worker figures."""
@@ -118,8 +130,3 @@ class MemoryHook:
         for name, released in self.released.items():
             report.setdefault("workers", {}).setdefault(name, {})["last_release"] = released
         return report
-
-    def _alert(self, data: dict[str, Any]) -> None:
-        self.publish("alert", Message("alert", data={"message": f"memory capper: {data['action']} "
-                                                                f"{', '.join(data['targets'])}: {data['reason']}",
-                                                     **data}))

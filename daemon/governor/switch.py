@@ -1,8 +1,8 @@
 """Switching the performance profile: validated first, applied to every worker, or to none.
 
 `ProfileSwitcher.switch(name, reason, done)` is the one way a profile changes,
-whoever asks: a client (`profile.set`), or a policy inside the daemon (the
-telemetry policy of issue 12 calls it when the battery runs low). It returns at
+whoever asks: a client (`profile.set`, through the governor), or a policy inside the
+daemon (the telemetry policy when the battery runs low, the memory capper). It returns at
 once with a `SwitchResult`: refused (with the reason), applied (nothing had to
 change in any worker), or pending while the workers apply it; `done` is called
 with the outcome in every case.
@@ -12,7 +12,9 @@ Params validate the merged parameters before anything is sent. Each worker
 applies the profile to all its stages or to none; when any worker refuses, the
 workers that took it get their previous parameters back and the switch ends in
 `bad_profile`. Only an accepted switch is committed to the supervisor, so a
-worker restarted later starts with parameters that were proven to work.
+worker restarted later starts with parameters that were proven to work. The
+switcher is also the running profile's source (tcccd.ports.RunningProfile), and an
+applied switch is announced on the `profile` topic.
 """
 
 from __future__ import annotations
@@ -22,16 +24,22 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from tcccd import config as cfg
-from tcccd.core.supervisor import Supervisor
-from tcccd.core.workers import WorkerHandle
+from tcccd.governor.profiles import ProfileBook
+from tcccd.governor.workers import WorkerHands, WorkerRecords
+from tcccd.ports import ConfigSource, Publisher
+from tcccd.wire.control import ApplyProfile, ProfileApplied
 from tcccd.wire.messages import PROFILE_NAME
 from tcccd.wire.protocol import Message
+from tcccd.wire.replies import ProfileReply
 from tcccd.wire.states import COMING_UP
+
+if TYPE_CHECKING:
+    from tcccd.core.workers import WorkerHandle
 
 APPLY_TIMEOUT_S = 30.0
 
@@ -59,23 +67,31 @@ class _Transaction:
 
 
 class ProfileSwitcher:
-    def __init__(self, config: cfg.Config, supervisor: Supervisor,
-                 announce: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, config: ConfigSource, book: ProfileBook, roster: WorkerRecords, supervisor: WorkerHands,
+                 events: Publisher) -> None:
         self.config = config
+        self.book = book
+        self.roster = roster
         self.supervisor = supervisor
-        self.announce = announce
-        self.current = {"name": config.profile, "reason": "set in the config", "since": time.time()}
+        self.events = events
+        self.current = {"name": config.current().profile, "reason": "set in the config", "since": time.time()}
         self.pending: _Transaction | None = None
         self._txns = itertools.count(1)
         self.log = structlog.get_logger()
 
     def info(self) -> dict[str, Any]:
-        return {**self.current, "available": cfg.available_profiles(self.config)}
+        return {**self.current, "available": self.book.available()}
 
-    def reset(self, config: cfg.Config, reason: str) -> None:
+    def name(self) -> str:
+        return self.current["name"]
+
+    def settings(self) -> cfg.ProfileFile:
+        """The running profile's settings (it was validated when it was applied)."""
+        return self.book.load(self.current["name"])
+
+    def reset(self, reason: str) -> None:
         """A reloaded config sets the profile again."""
-        self.config = config
-        self.current = {"name": config.profile, "reason": reason, "since": time.time()}
+        self.current = {"name": self.config.current().profile, "reason": reason, "since": time.time()}
 
     def switch(self, name: str, reason: str, done: Callable[[SwitchResult], None] | None = None) -> SwitchResult:
         notify = done or (lambda _result: None)
@@ -84,11 +100,11 @@ class ProfileSwitcher:
             result = SwitchResult("refused", *refusal)
             notify(result)
             return result
-        profile = cfg.load_profile(self.config, name)
-        new = {s.config.name: cfg.stage_params(self.config, s.config, profile) for s in self.supervisor.stages.values()}
-        old = {n: s.params for n, s in self.supervisor.stages.items()}
+        config, profile = self.config.current(), self.book.load(name)
+        new = {stage.name: cfg.stage_params(config, stage, profile) for stage in self.roster.stage_configs()}
+        old = self.roster.stage_params()
         txn = _Transaction(f"p{next(self._txns)}", name, reason, new, old, set(), time.monotonic(), notify)
-        for handle in self.supervisor.workers.values():
+        for handle in self.roster.handles():
             if handle.alive and any(new[s.config.name] != old[s.config.name] for s in handle.stages):
                 txn.waiting.add(handle.name)
                 self._send(handle, txn, new)
@@ -98,35 +114,34 @@ class ProfileSwitcher:
         return SwitchResult("pending", profile=self.info())
 
     def _refusal(self, name: str) -> tuple[str, str] | None:
-        available = cfg.available_profiles(self.config)
+        available = self.book.available()
         if not isinstance(name, str) or not re.fullmatch(PROFILE_NAME, name) or name not in available:
             return "bad_profile", f"profile {name!r} is not installed (available: {', '.join(available) or 'none'})"
         if self.pending is not None:
             return "busy", f"a switch to profile {self.pending.name!r} is still being applied; retry in a moment"
-        starting = [h.name for h in self.supervisor.workers.values() if h.alive and h.state in COMING_UP]
+        starting = [h.name for h in self.roster.handles() if h.alive and h.state in COMING_UP]
         if starting:  # it may not be connected yet: a switch sent now would be lost, and time out
             return "busy", f"worker {', '.join(starting)} is still starting; retry once it is ready"
         try:
-            profile = cfg.load_profile(self.config, name)
+            profile = self.book.load(name)
         except cfg.ConfigError as exc:
             return "bad_profile", str(exc)
-        problems = cfg.validate_stages(self.config, profile, name)
+        problems = cfg.validate_stages(self.config.current(), profile, name)
         return ("bad_profile", "; ".join(problems)) if problems else None
 
     def _send(self, handle: WorkerHandle, txn: _Transaction, params: dict[str, dict[str, Any]]) -> None:
         mine = {s.config.name: params[s.config.name] for s in handle.stages}
         profile = txn.name if params is txn.new else self.current["name"]
-        self.supervisor.links.send(handle, Message("profile", data={"profile": profile, "params": mine,
-                                                                      "txn": txn.txn}))
+        self.supervisor.send_control(handle, ApplyProfile(profile=profile, params=mine, txn=txn.txn))
 
-    def on_applied(self, handle: WorkerHandle, message: Message) -> None:
+    def on_applied(self, handle: WorkerHandle, applied: ProfileApplied) -> None:
         """A worker's `profile_applied`: collect it; when every worker answered, commit or roll back."""
         txn = self.pending
-        if txn is None or message.data.get("txn") != txn.txn or handle.name not in txn.waiting:
+        if txn is None or applied.txn != txn.txn or handle.name not in txn.waiting:
             return  # the answer to a rollback, or to a transaction that already timed out
         txn.waiting.discard(handle.name)
-        if message.data.get("errors"):
-            txn.errors.update(message.data["errors"])
+        if applied.errors:
+            txn.errors.update(applied.errors)
         else:
             txn.applied.add(handle.name)
         if not txn.waiting:
@@ -154,7 +169,7 @@ class ProfileSwitcher:
         self.pending = None
         if txn.errors:
             for name in txn.applied:
-                self._send(self.supervisor.workers[name], txn, txn.old)
+                self._send(self.roster.handle(name), txn, txn.old)
             text = "; ".join(txn.errors.values())
             self.log.error("profile switch rolled back", profile=txn.name, errors=txn.errors)
             result = SwitchResult("refused", "bad_profile", f"profile {txn.name!r} was refused and rolled back, "
@@ -165,6 +180,6 @@ class ProfileSwitcher:
             structlog.contextvars.bind_contextvars(profile=txn.name)
             self.log.info("profile switched", reason=txn.reason)
             result = SwitchResult("applied", profile=self.info())
-            self.announce(result.profile)
+            self.events.publish("profile", Message.event(ProfileReply.from_data(result.profile)))
         txn.done(result)
         return result

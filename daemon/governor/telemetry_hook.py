@@ -6,7 +6,8 @@ applied (validated, transactional). It acts on edges: when the policy's decision
 switches, retrying while another switch is still being applied, and then lets go, so a memory
 step-down made later by another policy is not fought every second. Every decision is published
 on the `profile` topic (type `profile.decision`, `name` = the profile to run) with the readings that
-caused it; a client's request is answered, and announced by the switcher once applied.
+caused it; a client's request is answered, and announced by the switcher once applied. The memory
+capper's step-down comes through here too (`step_down`), so the power mode follows it.
 """
 
 from __future__ import annotations
@@ -18,26 +19,31 @@ from typing import Any
 import structlog
 
 from tcccd import config as cfg
+from tcccd.governor.profiles import ProfileBook
 from tcccd.governor.switch import ProfileSwitcher, SwitchResult
+from tcccd.ports import ConfigSource, Publisher
 from tcccd.telemetry.monitor import Monitor
 from tcccd.telemetry.policy import Decision
 from tcccd.telemetry.power_mode import PowerModeSwitcher
 from tcccd.telemetry.readings import host_root
 from tcccd.wire.protocol import Message
+from tcccd.wire.replies import ProfileDecision
 
 Done = Callable[[SwitchResult], None]
 RETRY_S = 5.0
 
 
 class ProfileGovernor:
-    def __init__(self, config: cfg.Config, switcher: ProfileSwitcher,
-                 publish: Callable[[str, Message], None]) -> None:
+    def __init__(self, config: ConfigSource, book: ProfileBook, switcher: ProfileSwitcher,
+                 events: Publisher) -> None:
         self.config = config
+        self.book = book
         self.switcher = switcher
-        self.publish = publish
-        settings = config.daemon.telemetry
-        root = host_root(config.daemon.host_root)
-        self.monitor = Monitor(settings, root, config.profile)
+        self.events = events
+        running = config.current()
+        settings = running.daemon.telemetry
+        root = host_root(running.daemon.host_root)
+        self.monitor = Monitor(settings, root, running.profile)
         self.power = PowerModeSwitcher(root, settings.nvpmodel_socket)
         self.wanted: str | None = None
         self.retry_at = 0.0  # monotonic: the next try of a decision the workers did not apply
@@ -51,9 +57,9 @@ class ProfileGovernor:
         """The configured profile's power mode, at start and after a reload."""
         self.power.request(self._power_mode(self.switcher.current["name"]))
 
-    def reset(self, config: cfg.Config) -> None:
-        self.config = config
-        self.policy.request(config.profile, time.time())
+    def reset(self) -> None:
+        """A reload: the config's profile is the request again."""
+        self.policy.request(self.config.current().profile, time.time())
         self.wanted = self.policy.current.effective
         self.start()
 
@@ -75,7 +81,7 @@ class ProfileGovernor:
 
     def switch(self, name: str, reason: str, done: Done | None = None, for_s: float | None = None) -> SwitchResult:
         """A person or client asks for `name` (an override for `for_s` seconds); the caps decide what runs."""
-        if name not in cfg.available_profiles(self.config) or self.switcher.pending is not None:
+        if name not in self.book.available() or self.switcher.pending is not None:
             return self.switcher.switch(name, reason, done)  # refused there: unknown profile, or busy
         before = (self.policy.requested, self.policy.override)
         self.policy.request(name, time.time(), for_s)  # the switcher announces what it applies
@@ -83,6 +89,11 @@ class ProfileGovernor:
         why = reason if effective == name and for_s is None else f"{reason}; {self.policy.current.reason}"
         self.wanted = None  # this switch supersedes any the policy still had in mind
         return self.switcher.switch(effective, why, self._then_power(done, undo=before))
+
+    def step_down(self, name: str, reason: str) -> bool:
+        """The memory capper's step-down to a lighter profile: applied (with its power mode) unless refused."""
+        self.wanted = None  # the capper's decision stands until the readings change the policy's
+        return self.switcher.switch(name, reason, self._then_power(None)).state != "refused"
 
     def tick(self, now: float) -> None:
         """The daemon's periodic hook: read, decide, and keep trying until the decision is applied."""
@@ -107,7 +118,7 @@ class ProfileGovernor:
             self.retry_at = time.monotonic() + RETRY_S
 
     def _announce(self, decision: Decision) -> None:
-        self.publish("profile", Message("profile.decision", data={"name": decision.effective, **decision.to_dict()}))
+        self.events.publish("profile", Message.event(ProfileDecision(name=decision.effective, **decision.to_dict())))
 
     def _then_power(self, done: Done | None, undo: tuple[str, Any] | None = None) -> Done:
         """After a switch: the profile's power mode when it applied; the old request back when it was refused."""
@@ -123,7 +134,7 @@ class ProfileGovernor:
 
     def _power_mode(self, profile: str) -> str | None:
         try:
-            return cfg.load_profile(self.config, profile).power_mode
+            return self.book.load(profile).power_mode
         except cfg.ConfigError:
             return None
 

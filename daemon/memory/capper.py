@@ -3,15 +3,14 @@
 Once per `interval_s` it reads the host (meminfo, PSI, cgroup) and each
 worker's PSS, adds what workers report their GPU allocator holds, runs the
 policy (tcccd.memory.policy) and carries out the decision through the
-`CapperActions` the daemon gives it. Every action is logged, published as an
-`alert` and kept for status.
+`CapperActions` the daemon gives it. Every action is logged, told to the daemon
+(`acted`, which publishes it as an alert) and kept for status.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -21,6 +20,7 @@ import structlog
 
 from tcccd.memory import policy, readers
 from tcccd.memory.budget import Budget, MemorySettings, next_profile_down, resolve_budget, worker_shares
+from tcccd.wire.status_memory import CapperAction
 
 
 class CapperActions(Protocol):
@@ -33,6 +33,9 @@ class CapperActions(Protocol):
     def step_down(self, profile: str, reason: str) -> bool: ...
 
     def set_refusing(self, refusing: bool, reason: str) -> bool: ...
+
+    def acted(self, action: CapperAction) -> None:
+        """What the capper did, once done: for the operator."""
 
 
 @dataclass(frozen=True)
@@ -54,12 +57,10 @@ class _Measured:
 
 
 class Capper:
-    def __init__(self, settings: MemorySettings, host_root: Path, actions: CapperActions,
-                 alert: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, settings: MemorySettings, host_root: Path, actions: CapperActions) -> None:
         self.settings = settings
         self.host_root = host_root
         self.actions = actions
-        self.alert = alert
         self.log = structlog.get_logger()
         self.state = policy.CapperState()
         self.next_at = 0.0
@@ -134,7 +135,7 @@ class Capper:
         self.report["refusing"] = self.state.refusing
         level = "info" if decision.action in ("release", "resume") else "warning"
         getattr(self.log, level)("memory capper acted", **self.last_action)
-        self.alert({"source": "memory", **self.last_action})
+        self.actions.acted(CapperAction.from_data(self.last_action))
 
     def _status(self, budget: Budget, readings: policy.Readings, measured: list[_Measured], daemon_bytes: int,
                 meminfo: readers.MemInfo | None, cgroup: readers.CgroupMemory | None,

@@ -7,6 +7,13 @@ that reconnects asks `since` for what it missed. Retention by age and size
 keeps a long mission from filling the disk; a disk that is full anyway is
 reported loudly (status, log, alert) and the transcript is still published:
 the record has a gap the operator knows about, never a silent one.
+
+The casualty card's log shares the file (tcccd.card.log). Retention never
+deletes a transcript the card has not read yet (after the last entry in
+`card_extracted`): those wait for the card stage, and health counts them when
+they keep the journal over its budget. The size budget bounds the transcripts
+alone (their table and index, measured with SQLite's dbstat); the card's tables
+are the mission's record and do not count against it.
 """
 
 from __future__ import annotations
@@ -46,7 +53,8 @@ class JournalSettings(BaseModel):
     file_name: str = Field("transcripts.sqlite3", pattern=r"^[A-Za-z0-9_.-]+$",
                            description="inside daemon.state_dir")
     max_age_days: float = Field(30.0, gt=0, description="older transcripts are deleted")
-    max_bytes: int = Field(256 * 1024 * 1024, ge=64 * 1024, description="oldest transcripts go first above this")
+    max_bytes: int = Field(256 * 1024 * 1024, ge=64 * 1024, description="oldest transcripts go first when they take "
+                           "more than this (the casualty card's tables in the same file do not count)")
 
 
 class JournalFull(Exception):
@@ -86,6 +94,7 @@ class TranscriptJournal:
         self.settings = settings
         self.appends = 0
         self.failures = 0
+        self.held_for_card = 0  # transcripts over the size budget kept because the card has not read them
         self.last_error: str | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
@@ -130,26 +139,47 @@ class TranscriptJournal:
         return int(self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM transcripts").fetchone()[0])
 
     def size_bytes(self) -> int:
-        """Bytes in use (pages minus the free list), what max_bytes bounds."""
+        """Bytes in use in the file (pages minus the free list), the card's tables included."""
         page_count = self.db.execute("PRAGMA page_count").fetchone()[0]
         free = self.db.execute("PRAGMA freelist_count").fetchone()[0]
         page_size = self.db.execute("PRAGMA page_size").fetchone()[0]
         return (page_count - free) * page_size
 
-    def prune(self, now: float | None = None) -> int:
-        """Delete by age, then oldest first until under max_bytes; returns rows deleted."""
-        now = time.time() if now is None else now
-        deleted = 0
+    def transcripts_bytes(self) -> int:
+        """Bytes the transcripts take (their table and index): what max_bytes bounds. Without SQLite's dbstat, the
+        file's size in use, which over-counts (never under)."""
         try:
-            deleted += self.db.execute("DELETE FROM transcripts WHERE ts < ?",
-                                      (now - self.settings.max_age_days * 86400,)).rowcount
-            while self.size_bytes() > self.settings.max_bytes:
-                count = self.db.execute("SELECT COUNT(*) FROM transcripts").fetchone()[0]
+            row = self.db.execute("SELECT COALESCE(SUM(pgsize), 0) FROM dbstat "
+                                  "WHERE name IN ('transcripts', 'transcripts_ts')").fetchone()
+        except sqlite3.OperationalError:
+            return self.size_bytes()
+        return int(row[0])
+
+    def unread_from(self) -> int | None:
+        """The first journal entry the casualty card has not read (None: no card log in this file)."""
+        try:
+            row = self.db.execute("SELECT MAX(journal_seq) FROM card_extracted").fetchone()
+        except sqlite3.OperationalError:
+            return None
+        return int(row[0] or 0) + 1
+
+    def prune(self, now: float | None = None) -> int:
+        """Delete by age, then oldest first until the transcripts are under max_bytes, never one the card has not
+        read; returns rows deleted."""
+        now = time.time() if now is None else now
+        deleted, self.held_for_card = 0, 0
+        try:
+            keep = self.unread_from() or (1 << 62)
+            deleted += self.db.execute("DELETE FROM transcripts WHERE ts < ? AND seq < ?",
+                                       (now - self.settings.max_age_days * 86400, keep)).rowcount
+            while self.transcripts_bytes() > self.settings.max_bytes:
+                count = self.db.execute("SELECT COUNT(*) FROM transcripts WHERE seq < ?", (keep,)).fetchone()[0]
                 if count == 0:
+                    self.held_for_card = self.db.execute("SELECT COUNT(*) FROM transcripts").fetchone()[0]
                     break
                 deleted += self.db.execute(
-                    "DELETE FROM transcripts WHERE seq IN (SELECT seq FROM transcripts ORDER BY seq LIMIT ?)",
-                    (max(1, count // 10),)).rowcount
+                    "DELETE FROM transcripts WHERE seq IN (SELECT seq FROM transcripts WHERE seq < ? ORDER BY seq "
+                    "LIMIT ?)", (keep, max(1, count // 10))).rowcount
             self.db.execute("PRAGMA incremental_vacuum")
         except sqlite3.DatabaseError as exc:
             self.last_error = f"journal retention failed: {exc}"
@@ -157,7 +187,8 @@ class TranscriptJournal:
 
     def health(self) -> dict[str, Any]:
         return {"path": str(self.path), "state": "failing" if self.last_error else "ok", "appends": self.appends,
-                "failures": self.failures, "last_error": self.last_error, "size_bytes": self.size_bytes()}
+                "failures": self.failures, "last_error": self.last_error, "size_bytes": self.size_bytes(),
+                "held_for_card": self.held_for_card}
 
     def close(self) -> None:
         self.db.close()

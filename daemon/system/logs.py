@@ -37,3 +37,22 @@ def configure(level: str = "info", fmt: str = "auto", **static: Any) -> None:
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=False,
     )
+
+
+class Once:
+    """Which problems were already told: a microphone repeats a routing problem fifteen times a second, a broken
+    worker the same unreadable message, and the log and status should say each once (until `forget`)."""
+
+    def __init__(self) -> None:
+        self._told: set[object] = set()
+
+    def first(self, key: object) -> bool:
+        """True the first time `key` is seen (then tell it), False after."""
+        if key in self._told:
+            return False
+        self._told.add(key)
+        return True
+
+    def forget(self) -> None:
+        """The problems are over: the next one is news again."""
+        self._told.clear()

@@ -10,9 +10,9 @@ which is the next remedy after the per-stage retries.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Protocol
 
+from tcccd.ports import ConfigSource
 from tcccd.system.notify import Notifier
 
 WATCHDOG_GRACE_HEARTBEATS = 5
@@ -29,13 +29,18 @@ class Workers(Protocol):
     def all_failed(self) -> bool: ...
 
 
+class Summary(Protocol):
+    """The one line STATUS= shows (tcccd.core.local_requests.LocalRequests)."""
+
+    def summary_line(self) -> str: ...
+
+
 class SystemdPolicy:
-    def __init__(self, notifier: Notifier, supervisor: Workers, heartbeat_interval_s: Callable[[], float],
-                 summary: Callable[[], str]) -> None:
+    def __init__(self, notifier: Notifier, supervisor: Workers, config: ConfigSource, status: Summary) -> None:
         self.notifier = notifier
         self.supervisor = supervisor
-        self.heartbeat_interval_s = heartbeat_interval_s
-        self.summary = summary
+        self.config = config
+        self.status = status
         self.announced_ready = False
         self.last_watchdog_at = 0.0
         self.last_extend_at = 0.0
@@ -43,7 +48,7 @@ class SystemdPolicy:
     def tick(self, now: float) -> None:
         if not self.announced_ready and self.supervisor.settled():
             self.announced_ready = True
-            self.notifier.ready(self.summary())
+            self.notifier.ready(self.status.summary_line())
         elif not self.announced_ready and now - self.last_extend_at >= EXTEND_EVERY_S:
             # A first-boot model export or engine build is still running: it is bounded by the stages'
             # start_timeout_s, so systemd's start timeout must not cut it short.
@@ -54,10 +59,10 @@ class SystemdPolicy:
             if self.can_vouch(now):
                 self.last_watchdog_at = now
                 self.notifier.watchdog()
-            self.notifier.status(self.summary())
+            self.notifier.status(self.status.summary_line())
 
     def can_vouch(self, now: float) -> bool:
-        grace_s = WATCHDOG_GRACE_HEARTBEATS * self.heartbeat_interval_s()
+        grace_s = WATCHDOG_GRACE_HEARTBEATS * self.config.current().daemon.heartbeat_interval_s
         return self.supervisor.heartbeats_healthy(now, grace_s) and not self.supervisor.all_failed()
 
     def reloading(self) -> None:
@@ -68,7 +73,7 @@ class SystemdPolicy:
         self.announced_ready = False
 
     def reload_refused(self) -> None:
-        self.notifier.ready_after_reload(self.summary())
+        self.notifier.ready_after_reload(self.status.summary_line())
 
     def stopping(self) -> None:
         self.notifier.stopping()

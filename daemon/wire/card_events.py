@@ -6,9 +6,11 @@ medic spoke and the clock time of the utterance, both kept), the words it came
 from (a span of the transcript's `text` and the same words in what Whisper
 `heard`), the transcript and the rule that produced it, and flags the card shows:
 `uncertain` (the words were marked uncertain by the ASR), `out_of_range` (a value
-no body produces, pulse 700), `negated` ("no tourniquet needed": kept, never a
-positive field), `correction` ("correction, pulse 110": it replaces the last
-event of its kind). A field nobody spoke is absent, never filled.
+no body produces, pulse 700), `negated` (not done: "no tourniquet needed", "IV
+attempt unsuccessful", "held the fentanyl": kept as a note, never a positive
+field; `assertion` says how it was said), `correction` ("correction, pulse 110":
+it replaces the last event of its kind). A field nobody spoke is absent, never
+filled.
 """
 
 from __future__ import annotations
@@ -118,7 +120,9 @@ class Medication(_Kind):
     name: str | None
     drug_class: Literal["analgesic", "antibiotic", "other"] | None
     dose: float | None
-    unit: str | None
+    dose_to: float | None = Field(None, description="the top of a range said ('two to three milligrams'); the card "
+                                                    "shows a range unconfirmed")
+    unit: str | None = Field(description="g, mg, mcg, mL, unit, mg/kg, mcg/kg... as said; None when none was said")
     route: str | None
 
 
@@ -243,6 +247,8 @@ class Event(_Model):
     out_of_range: bool = False
     negated: bool = False
     correction: bool = False
+    assertion: str = Field("done", max_length=32, pattern=r"^[a-z_]+$",
+                           description="how it was said: done, or a note's status (absent, failed, removed, withheld)")
 
     @property
     def kind(self) -> str:

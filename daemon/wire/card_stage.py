@@ -11,9 +11,11 @@ transcript. docs/card.md documents every field.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from tcccd.wire.card_events import Event
+from tcccd.wire.card_events import HHMM, Event, What
 
 EXTRACT_TYPE = "card.extract"
 EVENTS_TYPE = "card.events"
@@ -81,6 +83,30 @@ class Segment(BaseModel):
     uncertain: list[UncertainWord] | None = None
 
 
+class Restatable(_Strict):
+    """The last entry said: what a restated slot ("Correction, 25 mg.") corrects, with its time."""
+
+    what: What
+    spoken: str | None = Field(None, max_length=8)
+    relative_min: float | None = None
+    at_hhmm: str | None = Field(None, pattern=HHMM)
+
+
+class Carry(_Strict):
+    """What one transcript leaves for the next: the stage keeps no state, so the daemon carries it, as `casualty`."""
+
+    correcting: bool = Field(False, description="'Correction.' ended the transcript: what is said next restates")
+    last: Restatable | None = Field(None, description="the last entry said, for a correction in the next transcript")
+    casualty_doubted: bool = Field(False, description="the current casualty's number was a word the ASR doubted: "
+                                                      "entries filed under it are shown unconfirmed")
+    asked: Literal["pulse", "bp", "rr", "spo2", "pain", "allergies"] | None = Field(
+        None, description="the transcript ended asking for this reading (or the allergies): a value said next answers")
+    undone: Restatable | None = Field(None, description="the last thing said as failed or removed: 'second one's in' "
+                                                        "said next is it, done again")
+    open_status: str | None = Field(None, max_length=32, description="how the last sentence was said when nothing in "
+                                    "it was done (request, plan, question...): 'And a SAM splint.' goes on with it")
+
+
 class CardExtract(_Strict):
     """`data` of a `card.extract` request (daemon -> card stage), one per final transcript."""
 
@@ -94,6 +120,7 @@ class CardExtract(_Strict):
     utc_offset_min: int = Field(ge=-14 * 60, le=14 * 60,
                                 description="the kit's local offset from UTC, for the card's 24-hour times")
     casualty: int = Field(ge=1, le=999, description="the casualty current before this transcript")
+    carry: Carry = Field(default_factory=Carry, description="what the previous transcript left (its reply's carry)")
 
 
 class CardEvents(_Strict):
@@ -101,3 +128,4 @@ class CardEvents(_Strict):
 
     events: list[Event]
     casualty: int = Field(ge=1, le=999, description="the casualty current after this transcript")
+    carry: Carry = Field(default_factory=Carry, description="send it as `carry` with the next transcript")

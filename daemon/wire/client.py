@@ -18,7 +18,7 @@ import zmq
 from tcccd.wire.curve import CurveKeys
 from tcccd.wire.errors import ErrorReply
 from tcccd.wire.protocol import AudioFormat, Message, new_id
-from tcccd.wire.replies import ProfileReply, TranscriptsReply
+from tcccd.wire.replies import JournalEntry, ProfileReply, TranscriptsReply
 from tcccd.wire.status import StatusReport
 
 REPLY_GRACE_S = 2.0
@@ -65,7 +65,7 @@ def wait_until_healthy(endpoint: str, timeout_s: float = 120.0, request_timeout_
     while time.monotonic() < deadline:
         try:
             client = Client(endpoint, timeout_s=5)
-            last = client.status_report().state
+            last = client.status().state
             if last == "healthy":
                 client.timeout_s = request_timeout_s
                 return client
@@ -186,38 +186,35 @@ class Client:
         """End an open request (a stream the user stopped); its one final reply is a `cancelled` error."""
         self.sock.send_multipart(Message("cancel", id=request_id, final=True).to_frames())
 
-    # Typed replies (tcccd.wire.replies, tcccd.wire.status); the dict methods below give the same, as JSON.
-    def status_report(self) -> StatusReport:
+    # One method per local request, named for it, each with its typed reply (tcccd.wire.replies, .status).
+    def status(self) -> StatusReport:
+        """The health report (`.to_data()` for its JSON, as `tcccd status --json` prints it)."""
         return StatusReport.from_message(self.call("status"))
 
-    def profile_info(self) -> ProfileReply:
+    def profile_get(self) -> ProfileReply:
         return ProfileReply.from_message(self.call("profile.get"))
 
-    def switch_profile(self, name: str, reason: str = "set by a client", for_s: float | None = None) -> ProfileReply:
+    def profile_set(self, name: str, reason: str = "set by a client", for_s: float | None = None) -> ProfileReply:
         """Ask for a profile; with `for_s`, an override that bypasses the battery/thermal caps until it expires."""
         data: dict[str, Any] = {"name": name, "reason": reason}
         if for_s is not None:
             data["for_s"] = for_s
         return ProfileReply.from_message(self.call("profile.set", data))
 
-    def transcripts_since(self, since_ts: float = 0.0, after_seq: int = 0, limit: int = 10000) -> TranscriptsReply:
-        """The journalled transcripts after a time and/or a `journal_seq`, oldest first."""
-        data = {"since_ts": since_ts, "after_seq": after_seq, "limit": limit}
-        return TranscriptsReply.from_message(self.call("transcripts.since", data))
-
-    def status(self) -> dict[str, Any]:
-        """The health report as JSON (scripts, `tcccd status --json`); checked like status_report()."""
-        return self.status_report().to_data()
-
-    def profile_get(self) -> dict[str, Any]:
-        return self.profile_info().to_data()
-
-    def profile_set(self, name: str, reason: str = "set by a client", for_s: float | None = None) -> dict[str, Any]:
-        return self.switch_profile(name, reason, for_s).to_data()
+    def transcripts_since(self, since_ts: float = 0.0, after_seq: int = 0, page: int = 1000) -> list[JournalEntry]:
+        """Every journalled transcript after a time and/or a `journal_seq`, oldest first, read `page` at a time."""
+        entries: list[JournalEntry] = []
+        while True:
+            reply = self.call("transcripts.since", {"since_ts": since_ts, "after_seq": after_seq, "limit": page})
+            entries += TranscriptsReply.entries_of(reply)
+            typed = TranscriptsReply.from_message(reply)
+            if not typed.more or typed.last_seq is None:
+                return entries
+            after_seq = typed.last_seq
 
     def subscribe(self, topics: Iterable[str] = ("transcript", "profile", "alert"),
                   events_endpoint: str | None = None) -> Subscription:
-        events = events_endpoint or self.status_report().endpoints.events
+        events = events_endpoint or self.status().endpoints.events
         return Subscription(self.ctx, events, topics, self.curve)
 
 

@@ -48,9 +48,12 @@ ERROR_CODES: dict[str, str] = {
     "upstream_timeout": "the configured completions endpoint was too slow",
     "upstream_error": "the configured completions endpoint answered with an error",
     "no_device": "the capture stage has no audio device (unplugged, no sound card); it retries by itself",
-    "unknown_casualty": "card.get named a casualty that has no card",
+    "unknown_casualty": "card.get or card.send named a casualty that has no card",
     "unknown_event": "card.confirm or card.reject named an event id that is not on the current mission's cards",
     "unknown_mission": "card.get named a mission that has not begun",
+    "tak_off": "card.send while the TAK link is off (tak.enabled: false)",
+    "no_position": "card.send with no position known (gpsd, the medic's TAK device, tak.fixed_point): nothing sent",
+    "reply_too_large": "the reply's header would be over the protocol's 64 KiB limit: the daemon sent this instead",
 }
 
 

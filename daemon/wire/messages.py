@@ -63,7 +63,8 @@ class TranscriptsSince(_Data):
 
     since_ts: StrictFloat | StrictInt = Field(0.0, ge=0, description="epoch seconds: transcripts after this time")
     after_seq: StrictInt = Field(0, ge=0, description="a `journal_seq`: transcripts after it")
-    limit: StrictInt = Field(10000, ge=1, le=10000, description="at most this many, oldest first")
+    limit: StrictInt = Field(1000, ge=1, le=10000, description="at most this many in one reply, oldest first (the "
+                             "reply says when there are more: ask again after its `last_seq`)")
 
 
 class CardGet(_Data):
@@ -88,13 +89,29 @@ class CardClose(_Data):
     by: StrictStr = Field("medic", min_length=1, max_length=64, description="who closed it: `medic`, a tablet's name")
 
 
+class CardSend(_Data):
+    """Send the current mission's cards to the team's TAK network as one CASEVAC (9-line and ZMIST)."""
+
+    casualty: StrictInt | None = Field(None, ge=1, le=999, description="one casualty's CASEVAC (1-999); every "
+                                                                      "casualty's when absent")
+    by: StrictStr = Field("medic", min_length=1, max_length=64, description="who sends it: `medic`, a tablet's name")
+
+
+class CardSends(_Data):
+    """What was sent to the TAK network, when and to whom."""
+
+    mission: StrictInt | None = Field(None, ge=1, description="one mission's sends; every mission's when absent")
+
+
 REQUESTS: dict[str, type[BaseModel]] = {
     "transcribe": AudioRequest, "stream": AudioRequest, "speak": Speak, "speak.tokens": SpeakTokens,
     "status": Empty, "ping": Empty, "profile.get": Empty, "profile.set": ProfileSet, "cancel": Empty,
     "capture.mute": Empty, "capture.unmute": Empty, "transcripts.since": TranscriptsSince,
     "card.get": CardGet, "card.confirm": CardReview, "card.reject": CardReview, "card.close": CardClose,
+    "card.send": CardSend, "card.sends": CardSends,
 }
-CARD_TYPES = ("card.get", "card.confirm", "card.reject", "card.close")
+TAK_TYPES = ("card.send", "card.sends")
+CARD_TYPES = ("card.get", "card.confirm", "card.reject", "card.close", *TAK_TYPES)
 LOCAL_TYPES = ("status", "ping", "profile.get", "profile.set", "transcripts.since", *CARD_TYPES)
 
 

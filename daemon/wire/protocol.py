@@ -119,6 +119,11 @@ class Message:
     deadline_s: float | None = None
     stage: str | None = None
 
+    @classmethod
+    def event(cls, model: Any) -> Message:
+        """A reply model (tcccd.wire.replies, tcccd.wire.alerts) as an event to publish: its type and data."""
+        return cls(model.TYPE, data=model.to_data())
+
     def reply(self, type: str, data: dict[str, Any] | None = None, **fields: Any) -> Message:
         """A message that answers this one: same request id and stream."""
         return Message(type=type, id=self.id, stream=self.stream, data=data or {}, **fields)
@@ -169,6 +174,15 @@ class Message:
             audio=audio, stream=head.stream, seq=head.seq, final=head.final,
             ts=head.ts, deadline_s=head.deadline_s, stage=head.stage,
         )
+
+
+def too_large_reply(message: Message, header_bytes: int) -> Message:
+    """What goes instead of `message` when its header is over MAX_HEADER_BYTES, which every reader refuses: a
+    `reply_too_large` error under its id that says so, so no peer gets a frame it must refuse. A body that can
+    grow belongs in the payload frame, which has no such limit."""
+    text = (f"the {message.type!r} reply's header would be {header_bytes} bytes, over the protocol's limit of "
+            f"{MAX_HEADER_BYTES}: it was not sent (tcccd keeps growing lists in the payload; report this)")
+    return message.error("reply_too_large", text, final=message.final)
 
 
 def readable_id(raw: Any) -> str | None:

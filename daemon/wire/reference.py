@@ -101,6 +101,9 @@ def render() -> str:
     for kind, model in REPLIES.items():
         lines += _table(model, model.__name__, f"Type `{kind}`. {_doc(model)}".strip())
         parts += [p for field in model.model_fields.values() for p in _parts(field.annotation)]
+        for kind_model in model.__subclasses__():  # one model per kind of an event (the alerts)
+            lines += _table(kind_model, kind_model.__name__, _doc(kind_model))
+        parts += getattr(model, "PAYLOAD_PARTS", ())  # what its payload holds (a transcripts reply's entries)
     lines += ["### Parts of replies", ""]
     seen = set(REPLIES.values())
     while parts:

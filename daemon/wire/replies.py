@@ -11,15 +11,18 @@ The status report has its own module (tcccd.wire.status).
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter, ValidationError
 
+from tcccd.wire.alerts import Alert, read_alert
 from tcccd.wire.card_replies import CardClosed, CardReviewed, CardsReply, CardUpdate
 from tcccd.wire.errors import ErrorReply
-from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, Str
+from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, ReplyInvalid, Str
 from tcccd.wire.protocol import Message
 from tcccd.wire.status import ProfileState, StatusReport
+from tcccd.wire.tak import CardSendReply, CardSendsReply
 
 
 class Pong(Reply):
@@ -207,10 +210,40 @@ class JournalEntry(Reply):
 
 
 class TranscriptsReply(Reply):
-    """Final: the answer to transcripts.since."""
+    """Final: the answer to transcripts.since. The transcripts are in the payload (a JSON list of JournalEntry,
+    oldest first), not in `data`: with their word timings a mission's record outgrows the 64 KiB header. One reply
+    holds at most the request's `limit`; when `more` is true, ask again with `after_seq` set to `last_seq`."""
 
     TYPE: ClassVar[str] = "transcripts"
-    transcripts: list[JournalEntry] = Field(description="journalled transcripts, oldest first")
+    PAYLOAD_PARTS: ClassVar[tuple[type[Reply], ...]] = (JournalEntry,)
+    count: Int = Field(description="transcripts in the payload")
+    last_seq: Int | None = Field(description="the `journal_seq` of the last of them (null when none): the next "
+                                             "page's `after_seq`")
+    more: Bool = Field(description="the request's `limit` was reached: there may be more after `last_seq`")
+    media_type: Str = Field(description="the payload's format: `application/json`, a list of JournalEntry")
+
+    @classmethod
+    def answer_with(cls, request: Message, entries: list[dict[str, Any]], limit: int) -> Message:
+        """The reply to `request` holding `entries` (journal rows as dicts, as recorded) in its payload. They are
+        written as the journal holds them: one entry a reader cannot type must not make the record unreadable."""
+        body = json.dumps(entries, separators=(",", ":"), allow_nan=False).encode()
+        data = cls.from_data({"count": len(entries), "last_seq": entries[-1]["seq"] if entries else None,
+                              "more": len(entries) >= limit, "media_type": "application/json"}).to_data()
+        return request.reply(cls.TYPE, data, final=True, payload=body)
+
+    @staticmethod
+    def entries_of(message: Message) -> list[JournalEntry]:
+        """The transcripts in a `transcripts` reply's payload; ReplyInvalid when there are none or they break
+        the model."""
+        if message.payload is None:
+            raise ReplyInvalid("a 'transcripts' reply carries its transcripts in the payload, and this one has none")
+        try:
+            return _ENTRIES.validate_json(message.payload)
+        except ValidationError as exc:
+            raise ReplyInvalid(f"the 'transcripts' payload is not a list of journal entries: {exc}") from None
+
+
+_ENTRIES = TypeAdapter(list[JournalEntry])
 
 
 class AudioReply(OpenReply):
@@ -234,33 +267,15 @@ class CaptureReply(OpenReply):
     device: Str | None = Field(None, description="the configured audio device")
 
 
-class Alert(Reply):
-    """Event (topic `alert`): something an operator must know (a lost worker, a gap in the record, memory actions)."""
-
-    TYPE: ClassVar[str] = "alert"
-    message: Str = Field(description="what happened, for a person")
-    kind: Str | None = Field(None, description="`journal_full`, `speech_dropped`, `card_skipped` or `talk_over` "
-                                               "(the medic spoke over a read-back: the first words may be missing)")
-    source: Str | None = Field(None, description="`memory` for the memory capper's actions")
-    worker: Str | None = Field(None, description="the worker that was lost; talk_over: the capture stage")
-    request_id: Str | None = Field(None, description="speech_dropped, card_skipped: the request")
-    start_s: Float | None = Field(None, description="speech_dropped: start of the speech left out")
-    end_s: Float | None = Field(None, description="speech_dropped: its end")
-    reason: Str | None = Field(None, description="why (speech_dropped, card_skipped, memory)")
-    action: Str | None = Field(None, description="memory: `release`, `unload`, `step_down`, `refuse`, `resume`")
-    targets: list[Str] | None = Field(None, description="memory: the workers or profile acted on")
-    ts: Float | None = Field(None, description="memory: when")
-    used_bytes: Int | None = Field(None, description="memory: use when it acted")
-    budget_bytes: Int | None = Field(None, description="memory: the budget when it acted")
-
-
 REPLIES: dict[str, type[Reply]] = {model.TYPE: model for model in (
     Pong, StatusReport, ProfileReply, ProfileDecision, Transcript, TranscriptsReply, AudioReply, CaptureReply,
-    Alert, ErrorReply, CardsReply, CardReviewed, CardClosed, CardUpdate)}
+    Alert, ErrorReply, CardsReply, CardReviewed, CardClosed, CardUpdate, CardSendReply, CardSendsReply)}
 
 
 def read_reply(message: Message) -> Any:
     """The typed reply or event in `message`; None for a type tcccd does not define (a custom stage's own)."""
+    if message.type == Alert.TYPE:
+        return read_alert(message.data)
     model = REPLIES.get(message.type)
     return None if model is None else model.from_message(message)
 

@@ -10,13 +10,14 @@ microphone stage reports.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, Str
+from tcccd.wire.model import Bool, Float, Int, OpenReply, Reply, ReplyInvalid, Str
 from tcccd.wire.states import WorkerState
 from tcccd.wire.status_memory import MemoryStatus
+from tcccd.wire.tak import TakStatus
 
 OverallState = Literal["healthy", "degraded", "starting", "stopping"]
 
@@ -46,7 +47,10 @@ class PluginHealth(OpenReply):
     backend, model, device, voice...), which tcccd passes on as the plugin gives them. Empty until the worker's
     first heartbeat."""
 
-    state: WorkerState | None = Field(None, description="the stage's own state, as the plugin kit sees it")
+    state: WorkerState | None = Field(None, description="the stage's own state, as the plugin kit sees it, or "
+                                      "`degraded` when the plugin reports that it does not work as it should")
+    degraded_reason: Str | None = Field(None, description="why the plugin reports itself degraded (shown in "
+                                                          "status and sent as an alert)")
     plugin: Str | None = Field(None, description="the plugin's name")
     last_error: Str | None = Field(None, description="the last error it reported")
     errors: Int | None = Field(None, description="errors since it started")
@@ -68,7 +72,10 @@ class CaptureHealth(PluginHealth):
     muted: Bool | None = Field(None, description="muted by `capture.mute`")
     no_device_reason: Str | None = Field(None, description="why there is no device; it is retried with backoff")
     device_name: Str | None = Field(None, description="the device in use")
-    device_rate_hz: Int | None = Field(None, description="its sample rate")
+    device_rate_hz: Int | None = Field(None, description="the rate the stream runs at")
+    rate_source: Str | None = Field(None, description="where that rate came from: `sound server` (the rate "
+                                    "PulseAudio or PipeWire runs), `config` (rate_hz), `device default` "
+                                    "(PortAudio's), or why it was switched after stalls")
     input_level_dbfs: Float | None = Field(None, description="input level")
     input_peak_dbfs: Float | None = Field(None, description="input peak")
     clipping: Bool | None = Field(None, description="the input clips now")
@@ -76,6 +83,8 @@ class CaptureHealth(PluginHealth):
     overruns: Int | None = Field(None, description="blocks dropped because the stage fell behind, plus PortAudio "
                                                    "input overflows")
     reopens: Int | None = Field(None, description="times the device was opened again")
+    recent_reopens: Int | None = Field(None, description="reopens in the last minute: 2 or more make the stage "
+                                                         "degraded")
     echo: Str | None = Field(None, description="echo handling: `gate` or `aec`")
     playing: Bool | None = Field(None, description="the speaker plays now")
     gated_s: Float | None = Field(None, description="seconds of microphone gated while the speaker played")
@@ -83,6 +92,20 @@ class CaptureHealth(PluginHealth):
     talk_overs: Int | None = Field(None, description="times the gate heard the medic talk over the kit and "
                                                      "passed the cleaned audio (echo: gate with barge_in)")
     stream_id: Str | None = Field(None, description="the open listening stream's request id")
+
+
+PLUGIN_HEALTH: dict[str, type[PluginHealth]] = {"capture": CaptureHealth}
+
+
+def read_plugin_health(data: dict[str, Any]) -> PluginHealth:
+    """A stage's reported health as its plugin's model (CaptureHealth for `capture`, PluginHealth for others).
+    A report that breaks the model is kept as an empty health that says why: a plugin's bug is not the daemon's."""
+    model = PLUGIN_HEALTH.get(str(data.get("plugin")), PluginHealth)
+    try:
+        return model.from_data(data, "plugin_health")
+    except ReplyInvalid as exc:
+        return PluginHealth(plugin=data.get("plugin") if isinstance(data.get("plugin"), str) else None,
+                            health_error=str(exc))
 
 
 class StageStatus(Reply):
@@ -129,6 +152,8 @@ class JournalHealth(Reply):
     failures: Int = Field(description="appends that failed")
     last_error: Str | None = Field(None, description="why the last append failed")
     size_bytes: Int = Field(description="the journal's size on disk")
+    held_for_card: Int = Field(0, description="transcripts kept past the size budget because the casualty card has "
+                                              "not read them yet")
 
 
 class SourcesStatus(Reply):
@@ -216,5 +241,6 @@ class StatusReport(Reply):
     sources: SourcesStatus = Field(description="audio no client asked for (the microphone)")
     wyoming: WyomingStatus | None = Field(description="the Wyoming door; null when it is off")
     card: CardStatus = Field(description="the casualty card")
+    tak: TakStatus | None = Field(None, description="the TAK link (docs/tak.md); null when the daemon has none")
     telemetry: TelemetryStatus = Field(description="battery, power and temperature readings")
     power_mode: PowerModeStatus = Field(description="the nvpmodel power mode")

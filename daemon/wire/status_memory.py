@@ -53,7 +53,7 @@ class HostMemory(Reply):
 
 
 class CapperAction(Reply):
-    """One action of the memory capper; also published as an `alert` with `source: "memory"`."""
+    """One action of the memory capper; also published as an `alert` of kind `memory` (MemoryAlert)."""
 
     action: Literal["release", "unload", "step_down", "refuse", "resume"] = Field(description="what it did")
     targets: list[Str] = Field(description="the workers or profile it acted on")

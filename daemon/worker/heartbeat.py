@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import zmq
 
+from tcccd.wire.control import Cancel, Pong
 from tcccd.wire.protocol import Message
 
 
@@ -37,19 +37,25 @@ class Busy:
                 "overdue_s": round(overdue_s, 3)}
 
 
+class Watched(Protocol):
+    """What the heartbeat thread reads of its worker (tcccd.worker.process.Worker), from its own thread."""
+
+    def health_snapshot(self) -> dict[str, Any]: ...
+
+    def busy_now(self) -> Busy | None: ...
+
+    def on_cancel(self, request_id: str) -> None: ...
+
+
 class HeartbeatThread(threading.Thread):
     """Answers `ping` with `pong` + the latest health snapshot + the current Busy; passes on `cancel`."""
 
-    def __init__(self, ctx: zmq.Context, endpoint: str, identity: bytes,
-                 snapshot: Callable[[], dict[str, Any]], busy: Callable[[], Busy | None],
-                 on_cancel: Callable[[str], None]) -> None:
+    def __init__(self, ctx: zmq.Context, endpoint: str, identity: bytes, worker: Watched) -> None:
         super().__init__(name="heartbeat", daemon=True)
         self.ctx = ctx
         self.endpoint = endpoint
         self.identity = identity
-        self.snapshot = snapshot
-        self.busy = busy
-        self.on_cancel = on_cancel
+        self.worker = worker
         self.stopped = threading.Event()
 
     def run(self) -> None:
@@ -61,8 +67,8 @@ class HeartbeatThread(threading.Thread):
             while not self.stopped.is_set():
                 if sock.poll(200):
                     message = Message.from_frames(sock.recv_multipart())
-                    if message.type == "cancel":
-                        self.on_cancel(str(message.data.get("request_id", "")))
+                    if message.type == Cancel.TYPE:
+                        self.worker.on_cancel(str(message.data.get("request_id", "")))
                     else:
                         sock.send_multipart(self.pong(message).to_frames())
         except zmq.ContextTerminated:
@@ -71,9 +77,9 @@ class HeartbeatThread(threading.Thread):
             sock.close(0)
 
     def pong(self, ping: Message) -> Message:
-        busy = self.busy()
-        data = {**self.snapshot(), "busy": busy.describe(time.monotonic()) if busy else None}
-        return ping.reply("pong", data)
+        busy = self.worker.busy_now()
+        pong = Pong(**self.worker.health_snapshot(), busy=busy.describe(time.monotonic()) if busy else None)
+        return ping.reply(Pong.TYPE, pong.model_dump(mode="json"))
 
     def stop(self) -> None:
         self.stopped.set()

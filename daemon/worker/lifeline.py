@@ -1,6 +1,6 @@
 """The worker's lifeline to its daemon: it ends with the daemon, however the daemon ends, and soon after SIGTERM.
 
-Three ways a worker outlived its daemon, holding the microphone (issue 21), and what closes each:
+A worker that outlives its daemon holds the microphone. Three ways that could happen, and what closes each:
 
 - The daemon dies (SIGKILL, a crash): the kernel sends the worker SIGTERM (PR_SET_PDEATHSIG), set first thing.
   A daemon that died before that took never sends it, so the parent is checked against the pid the spec names,
@@ -8,8 +8,8 @@ Three ways a worker outlived its daemon, holding the microphone (issue 21), and 
 - A Python signal handler runs only when the main thread gets back to the interpreter: a worker inside a
   plugin's computation, a blocking PortAudio call or a send nobody takes never ran it, and a handler that only
   sets a flag is never acted on. The signal is therefore also written, in C as it arrives, to a pipe
-  (signal.set_wakeup_fd) that the lifeline's thread watches; it asks the worker to stop (`on_stop`, from that
-  thread: leave the serve loop, cancel the running request).
+  (signal.set_wakeup_fd) that the lifeline's thread watches; it asks the worker to stop (`request_stop`, from
+  that thread: leave the serve loop, cancel the running request).
 - A teardown or an interpreter exit that hangs (PortAudio's terminate under a frozen sound server took 15 s):
   once a stop is asked, by a signal, the daemon gone or the daemon's `shutdown`, the process has STOP_GRACE_S to
   end by itself; then the thread ends it (os._exit). Plugins' teardowns free memory and close devices: what a
@@ -25,7 +25,7 @@ import select
 import signal
 import threading
 import time
-from collections.abc import Callable
+from typing import Protocol
 
 import structlog
 
@@ -42,13 +42,19 @@ def die_with_parent(daemon_pid: int) -> bool:
     return os.getppid() == daemon_pid
 
 
+class Stoppable(Protocol):
+    """tcccd.worker.process.Worker: asked to stop from the lifeline's thread."""
+
+    def request_stop(self, why: str) -> None: ...
+
+
 class Lifeline(threading.Thread):
     """Watches SIGTERM and the parent from a thread of its own; ends the process STOP_GRACE_S after a stop."""
 
-    def __init__(self, daemon_pid: int, on_stop: Callable[[str], None], grace_s: float = STOP_GRACE_S) -> None:
+    def __init__(self, daemon_pid: int, worker: Stoppable, grace_s: float = STOP_GRACE_S) -> None:
         super().__init__(name="lifeline", daemon=True)
         self.daemon_pid = daemon_pid
-        self.on_stop = on_stop
+        self.worker = worker
         self.grace_s = grace_s
         self.deadline_at: float | None = None
         self._lock = threading.Lock()
@@ -69,7 +75,7 @@ class Lifeline(threading.Thread):
             self.deadline_at = time.monotonic() + self.grace_s
         if why != "shutdown":
             self.log.info("worker stopping", reason=why, grace_s=self.grace_s)
-        self.on_stop(why)
+        self.worker.request_stop(why)
 
     def run(self) -> None:
         while True:

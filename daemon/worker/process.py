@@ -13,11 +13,7 @@ when the plugin calls context.check_cancelled(), stops the work.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import signal
-import sys
 import threading
 import time
 from collections import OrderedDict
@@ -32,10 +28,9 @@ import zmq
 from tcccd.kit.plugin import CancelScope
 from tcccd.kit.stage import Stage
 from tcccd.memory import release
-from tcccd.system import logs
+from tcccd.wire import control as ctl
 from tcccd.wire.protocol import Message, ProtocolError
 from tcccd.worker.heartbeat import Busy, HeartbeatThread
-from tcccd.worker.lifeline import Lifeline, die_with_parent
 
 SNAPSHOT_MAX_AGE_S = 0.25
 CANCELLED_REMEMBERED = 1024
@@ -59,8 +54,14 @@ class Worker:
         self.scope: CancelScope | None = None
         self._cancel_lock = threading.Lock()
         self._cancelled: OrderedDict[str, bool] = OrderedDict()  # id -> plugin.cancel() already called
-        self.heartbeat = HeartbeatThread(self.ctx, spec["heartbeat_endpoint"], self.identity,
-                                         lambda: self.snapshot, lambda: self.busy, self.on_cancel)
+        self.heartbeat = HeartbeatThread(self.ctx, spec["heartbeat_endpoint"], self.identity, self)
+
+    def health_snapshot(self) -> dict[str, Any]:
+        """Heartbeat thread: the latest snapshot (replaced whole by the main thread, never changed in place)."""
+        return self.snapshot
+
+    def busy_now(self) -> Busy | None:
+        return self.busy
 
     def on_cancel(self, request_id: str) -> None:
         """Heartbeat thread: a request ended early. Mark it; the main thread does the plugin's cleanup."""
@@ -96,8 +97,8 @@ class Worker:
         sock.connect(endpoint)
         return sock
 
-    def send_control(self, type: str, **data: Any) -> None:
-        self.control.send_multipart(Message(type, data=data).to_frames())
+    def send_control(self, control: ctl.Control) -> None:
+        self.control.send_multipart(control.message().to_frames())
 
     def start_stages(self) -> None:
         structlog.contextvars.bind_contextvars(profile=self.spec["profile"])
@@ -107,7 +108,7 @@ class Worker:
             stage.start()
             self.stages[stage.name] = stage
         self.refresh_snapshot()
-        self.send_control("ready", **self.snapshot)
+        self.send_control(ctl.Ready(**self.snapshot))
 
     def refresh_snapshot(self, max_age_s: float = 0.0) -> None:
         """Health as the heartbeat thread reports it; computed here, on the thread that owns the stages.
@@ -159,23 +160,25 @@ class Worker:
         """Control messages waiting; one the daemon garbled is logged and skipped, never fatal, never mid-request."""
         while self.running and self.control.poll(0):
             try:
-                message = Message.from_frames(self.control.recv_multipart())
-            except ProtocolError as exc:
+                control = ctl.read_control(Message.from_frames(self.control.recv_multipart()))
+            except (ProtocolError, ctl.ControlInvalid) as exc:
                 self.log.error("unreadable control message from the daemon", error=str(exc))
                 continue
-            self.on_control(message)
+            self.on_control(control)
 
-    def on_control(self, message: Message) -> None:
-        if message.type == "profile":
-            self.apply_profile(message.data)
-        elif message.type == "shutdown":
+    def on_control(self, control: ctl.Control) -> None:
+        if isinstance(control, ctl.ApplyProfile):
+            self.apply_profile(control)
+        elif isinstance(control, ctl.Shutdown):
             self.running = False
-        elif message.type == "finish_streams":
+        elif isinstance(control, ctl.FinishStreams):
             self.finish_streams()
-        elif message.type == "release":
+        elif isinstance(control, ctl.Release):
             self.release_wanted = True
             if self.busy is None:
                 self.release_memory()
+        else:
+            self.log.error("control message a worker does not take", type=control.TYPE)
 
     def release_memory(self) -> None:
         """The memory capper's request: plugins free their caches, then the heap is trimmed; say what it freed.
@@ -184,14 +187,14 @@ class Worker:
         """
         self.release_wanted = False
         result = release.release((name, stage.plugin) for name, stage in self.stages.items())
-        self.send_control("released", **result)
+        self.send_control(ctl.Released(**result))
         self.refresh_snapshot()
 
-    def apply_profile(self, data: dict[str, Any]) -> None:
+    def apply_profile(self, switch: ctl.ApplyProfile) -> None:
         """All of this worker's stages take the profile, or none does (the ones done are put back)."""
-        profile, errors = data["profile"], {}
+        profile, errors = switch.profile, {}
         done: list[tuple[str, dict[str, Any], str]] = []
-        for name, params in data["params"].items():
+        for name, params in switch.params.items():
             stage = self.stages.get(name)
             if stage is None:
                 continue
@@ -206,7 +209,7 @@ class Worker:
                 self.stages[name].apply_profile(params, old_profile)
         else:
             structlog.contextvars.bind_contextvars(profile=profile)
-        self.send_control("profile_applied", profile=profile, txn=data.get("txn"), errors=errors)
+        self.send_control(ctl.ProfileApplied(profile=profile, txn=switch.txn, errors=errors))
 
     def handle_data(self, frames: list[bytes]) -> None:
         try:
@@ -265,36 +268,4 @@ def _peak_rss_bytes() -> int:
                 return int(line.split()[1]) * 1024
     except OSError:
         pass
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    spec = json.loads(Path(argv[0]).read_text())
-    daemon_alive = die_with_parent(spec["daemon_pid"])
-    logs.configure(spec["log_level"], spec["log_format"], worker=spec["worker"])
-    if not daemon_alive:
-        structlog.get_logger().warning("the daemon that started this worker is gone; exiting",
-                                       daemon_pid=spec["daemon_pid"])
-        return 0
-    if spec.get("cpus"):
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(0, spec["cpus"])
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the daemon decides when workers stop
-    worker = Worker(spec)
-    lifeline = Lifeline(spec["daemon_pid"], worker.request_stop)
-    lifeline.start()
-    worker.heartbeat.start()
-    try:
-        worker.start_stages()
-    except Exception as exc:  # noqa: BLE001 - report why, then exit so the supervisor can back off
-        structlog.get_logger().error("stage set-up failed", exc_info=True)
-        worker.send_control("setup_failed", error=f"{type(exc).__name__}: {exc}")
-        worker.heartbeat.stop()
-        time.sleep(0.2)
-        worker.ctx.destroy(linger=1000)
-        return 2
-    worker.serve()
-    lifeline.stopping("shutdown")  # from here the process has the stop grace to end, teardown and exit included
-    worker.stop()
     return 0

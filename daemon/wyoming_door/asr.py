@@ -117,7 +117,7 @@ class StreamedTranscription(Transcription):
 
     async def run(self, handler: WyomingHandler) -> None:
         request_id = handler.new_id()
-        handler.link.open_streams.add(request_id)
+        handler.link.stream_opened(request_id)
         async with handler.open_request("transcribe", request_id):
             sender = asyncio.create_task(self._send(handler, request_id))
             try:
@@ -142,7 +142,7 @@ class StreamedTranscription(Transcription):
                 await handler.link.send(Message("stream", id=request_id, seq=seq, payload=pcm, audio=self.format))
                 seq += 1
             if pieces[-1] is None:
-                handler.link.open_streams.discard(request_id)
+                handler.link.stream_closed(request_id)
                 await handler.link.send(Message("stream", id=request_id, seq=seq, payload=b"", audio=self.format,
                                                 final=True))
                 return

@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import itertools
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 import zmq.asyncio
@@ -38,17 +38,23 @@ from tcccd.wyoming_door.link import BoundedReader, DaemonRefused, DoorCounters, 
 from tcccd.wyoming_door.settings import WyomingSettings
 
 
+class TranscriptStreaming(Protocol):
+    """tcccd.wyoming_door.server.WyomingDoor: whether transcripts stream back as the medic speaks."""
+
+    def streams_transcripts(self) -> bool: ...
+
+
 class WyomingHandler(AsyncEventHandler):
     _ids = itertools.count(1)
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, open_handlers: set[Any],
                  settings: WyomingSettings, ctx: zmq.asyncio.Context, endpoint: str, reply_wait_s: float,
-                 counters: DoorCounters, streams_transcripts: Callable[[], bool]) -> None:
+                 counters: DoorCounters, door: TranscriptStreaming) -> None:
         self.bounded = BoundedReader(reader, settings.max_audio_bytes)
         super().__init__(self.bounded, writer)  # type: ignore[arg-type] - the parser needs readline/readexactly
         self.settings = settings
         self.counters = counters
-        self.streams_transcripts = streams_transcripts
+        self.door = door
         self.number = next(self._ids)
         self.link = TcccdLink(ctx, endpoint, str(self.number).encode(), reply_wait_s)
         self.open_handlers = open_handlers
@@ -119,7 +125,7 @@ class WyomingHandler(AsyncEventHandler):
         if self._audio is not None:  # a new audio-start ends the previous audio stream, as audio-stop would not
             self._audio.finish()
             self._audio = None
-        kind = StreamedTranscription if self.streams_transcripts() else BufferedTranscription
+        kind = StreamedTranscription if self.door.streams_transcripts() else BufferedTranscription
         audio = self._audio = kind(start, self.settings.max_audio_bytes)
         if audio.runs_at_start:
             self._chain(lambda: audio.run(self))
@@ -192,7 +198,7 @@ class WyomingHandler(AsyncEventHandler):
 
     async def _describe(self) -> None:
         report = StatusReport.from_message(await self.link.call(Message("status", id=self.new_id())))
-        await self.write_event(describe(report, transcript_streaming=self.streams_transcripts()).event())
+        await self.write_event(describe(report, transcript_streaming=self.door.streams_transcripts()).event())
 
     async def _synthesize(self, text: str) -> None:
         message = Message("speak", id=self.new_id(), data={"text": text}, final=True)

@@ -90,6 +90,14 @@ class TcccdLink:
         self.boxes.setdefault(message.id, asyncio.Queue())
         await self.sock.send_multipart(message.to_frames())
 
+    def stream_opened(self, request_id: str) -> None:
+        """A stream that is still sending owes no reply: a long pause in dictation is not a dead daemon."""
+        self.open_streams.add(request_id)
+
+    def stream_closed(self, request_id: str) -> None:
+        """Its last chunk is sent: from here its final reply is due within reply_wait_s."""
+        self.open_streams.discard(request_id)
+
     async def replies(self, request_id: str) -> AsyncIterator[Message]:
         """Replies until the final one; a final error raises DaemonRefused with tcccd's code.
 

@@ -18,8 +18,7 @@ import asyncio
 import dataclasses
 import functools
 import threading
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 import zmq
@@ -36,11 +35,17 @@ class WyomingDoorError(RuntimeError):
     """The door could not open (address in use, a CurveZMQ daemon it cannot join)."""
 
 
+class StreamRoute(Protocol):
+    """Whether routes.stream reaches the whisper stage in the config in force (tcccd.core.reload.DoorSlot)."""
+
+    def streams_through_whisper(self) -> bool: ...
+
+
 class WyomingDoor:
     """`ctx` is the daemon's ZeroMQ context, whose in-process socket at DOOR_ENDPOINT the broker binds."""
 
     def __init__(self, settings: WyomingSettings, ctx: zmq.Context, reply_wait_s: float,
-                 stream_route: Callable[[], bool]) -> None:
+                 stream_route: StreamRoute) -> None:
         from tcccd.wyoming_door.link import DoorCounters
 
         self.settings = settings
@@ -87,7 +92,7 @@ class WyomingDoor:
 
             factory = functools.partial(WyomingHandler, open_handlers=self.handlers, settings=self.settings, ctx=ctx,
                                         endpoint=DOOR_ENDPOINT, reply_wait_s=self.reply_wait_s,
-                                        counters=self.counters, streams_transcripts=self.streams_transcripts)
+                                        counters=self.counters, door=self)
             server = AsyncServer.from_uri(self.settings.uri)
             await server.start(factory)
         except ImportError as exc:
@@ -118,7 +123,7 @@ class WyomingDoor:
 
     def streams_transcripts(self) -> bool:
         """Transcripts are streamed (tcccd.wyoming_door.asr) when asked for and a real stream path exists."""
-        return self.settings.transcript_streaming and self.stream_route()
+        return self.settings.transcript_streaming and self.stream_route.streams_through_whisper()
 
     def report(self) -> dict[str, Any]:
         """The `wyoming` section of status."""

@@ -14,10 +14,14 @@ A louder block wakes the stage at once and keeps the chunk pace for
 pause after speech that ASR needs to end the utterance. On a silent microphone
 that is ~4 wakes a second instead of ~16.
 
-The first input latency's worth of blocks after a stream starts is the device buffer's initial content, not
-sound: PortAudio over PulseAudio's ALSA plugin hands it over as whatever that memory held (zeros in a fresh
-process; in the test suite's long-lived one, 16 blocks of full-scale values, counted as clipping and sent to
-ASR as noise). It is heard as silence.
+The first pass over the host's capture buffer is not sound. PulseAudio's ALSA plugin moves its pointer a
+whole period ahead while copying only what the server had (measured here: one block of each period of four in
+a new stream's first periods), so PortAudio hands the rest of each period as whatever that memory last held:
+zeros in a fresh process, freed heap memory (-1.0, -0.5, small values at fixed offsets) in a long-lived one,
+which the level meter counts as clipping and ASR hears as noise. The buffer is the input latency PortAudio
+reports plus one period (a 300 ms stream's last stale block was its 18th of 20 ms, past the 16 of its
+reported 0.32 s), and a period is at most half the buffer, so twice the reported input latency covers the
+whole first pass: that much of a new stream is heard as silence.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ STALL_S = 2.0  # no callback this long while the stream should run: the device i
 CLOSE_WAIT_S = 1.0
 CLOSING: set[threading.Thread] = set()  # closes still blocked in PortAudio: no re-initialisation until they end
 START_S = 6.0  # a first callback may take this long (PulseAudio's ALSA plugin: ~1.5 s here)
+FIRST_PASS_LATENCIES = 2  # the host buffer is at most twice the input latency PortAudio reports
 
 
 class NoDevice(Exception):
@@ -117,10 +122,8 @@ class DuplexDevice:
                                      dtype="float32", blocksize=self.rate_hz * self.block_ms // 1000,
                                      latency=self.latency_ms / 1000, callback=self._callback,
                                      finished_callback=self._finished)
-            blocksize = self._stream.blocksize
-            # one block more: ALSA rounds its buffer up past the latency PortAudio reports (the fresh-clone suite
-            # of 2026-11-25 counted 18 full-scale samples on silence: 300 ms is exactly 15 blocks here)
-            self.unfilled_blocks = math.ceil(float(self._stream.latency[0]) * self.rate_hz / blocksize) + 1
+            first_pass_s = FIRST_PASS_LATENCIES * float(self._stream.latency[0])
+            self.unfilled_blocks = math.ceil(first_pass_s * self.rate_hz / self._stream.blocksize)
             self._stream.start()
             self.output_latency_s = float(self._stream.latency[1])
         except NoDevice:
@@ -170,6 +173,13 @@ class DuplexDevice:
         if self.last_callback_at and now - self.last_callback_at > STALL_S:
             return f"no audio from {self.name!r} for {now - self.last_callback_at:.1f} s"
         return None
+
+    def silent_for(self, now: float) -> float | None:
+        """Seconds since the open stream last delivered audio; None when it is not open or not delivering yet (a
+        new stream's first audio is `lost`'s business, after START_S)."""
+        if self._stream is None or not self.last_callback_at:
+            return None
+        return now - self.last_callback_at
 
     def close(self) -> None:
         """Stop the stream without waiting on it: PortAudio's abort can block for good on a vanished device

@@ -8,7 +8,10 @@ eventfd the audio callback bumps every block) and sends what `poll` yields,
 16 kHz `stream` chunks of one open-ended stream per listening period, which the
 daemon routes like a client's `stream` (to ASR) and publishes as
 `source: "mic"`. A device that is missing or vanishes puts the stage in
-`no_device` and is retried with backoff; nothing raises.
+`no_device` and is retried with backoff; nothing raises. The device is opened at
+the rate the sound server runs (tcccd.plugins.capture.sound_server), and the
+stage reports itself degraded whenever the microphone does not really hear
+(tcccd.plugins.capture.stream_watch).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from tcccd.plugins.capture.device import DuplexDevice, NoDevice
 from tcccd.plugins.capture.echo import RATE_HZ, EchoGuard, EchoSettings
 from tcccd.plugins.capture.levels import LevelMeter
 from tcccd.plugins.capture.playback import PlaybackQueue
+from tcccd.plugins.capture.sound_server import ask, routes_to_server
+from tcccd.plugins.capture.stream_watch import StreamWatch
 from tcccd.wire.protocol import AudioFormat, Message, new_id
 
 MIC_FORMAT = AudioFormat("pcm_s16le", RATE_HZ, 1)
@@ -35,7 +40,8 @@ MIC_FORMAT = AudioFormat("pcm_s16le", RATE_HZ, 1)
 
 class CaptureParams(PluginParams):
     device: str = Field("default", min_length=1, description="ALSA/PortAudio device name (exact, or a part of it)")
-    rate_hz: int | None = Field(None, ge=8000, le=192000, description="device rate; null = the device's default")
+    rate_hz: int | None = Field(None, ge=8000, le=192000, description="device rate; null = the sound server's own "
+                                "rate (PulseAudio, PipeWire), else the device's default")
     block_ms: int = Field(20, ge=10, le=32, description="audio callback block")
     buffer_blocks: int = Field(100, ge=4, le=3000, description="blocks held when the stage falls behind")
     latency_ms: int = Field(100, ge=5, le=500, description="device buffering: lower answers barge-in sooner, "
@@ -60,6 +66,8 @@ class CaptureParams(PluginParams):
     barge_in_min_dbfs: float = Field(-45.0, le=0)
     retry_initial_s: float = Field(0.5, gt=0)
     retry_max_s: float = Field(10.0, gt=0)
+    server_timeout_s: float = Field(1.0, gt=0, le=10, description="a sound server silent this long is frozen: "
+                                    "reported, and PortAudio (which would block on it) is not asked")
 
 
 class CapturePlugin(Plugin):
@@ -83,6 +91,9 @@ class CapturePlugin(Plugin):
         self.barge_ins = 0
         self.overruns_before = 0
         self.reopens = 0
+        self.watch = StreamWatch(self.params.rate_hz)
+        self.rate_source: str | None = None
+        self.server_frozen = False
         self.stream_id: str | None = None
         self.seq = 0
         self.pending = np.zeros(0, np.float32)
@@ -109,12 +120,29 @@ class CapturePlugin(Plugin):
     def wakeup_fd(self) -> int:
         return self._wake_fd
 
+    def _server_rate_hz(self, now: float) -> tuple[bool, int | None]:
+        """(whether the device may be opened, the sound server's rate); a frozen server is `no_device`, and stays
+        suspect until it answers again (its full backlog then refuses at once, like no server at all)."""
+        if not routes_to_server(self.params.device):
+            return True, None
+        answer = ask(self.params.server_timeout_s)
+        if answer.frozen or (self.server_frozen and not answer.listening):
+            self.server_frozen = True
+            self._no_device(f"the sound server does not answer ({answer.reason})", now)
+            return False, None
+        self.server_frozen = False
+        return True, answer.rate_hz
+
     def _open_device(self, now: float) -> None:
         import soxr
 
         p = self.params
+        usable, server_rate_hz = self._server_rate_hz(now)
+        if not usable:
+            return
+        choice = self.watch.choose_rate(server_rate_hz)
         device = DuplexDevice(p.device, p.block_ms, p.buffer_blocks, self.playback, self._wake_fd, p.latency_ms,
-                              p.rate_hz, wake_blocks=max(1, p.chunk_ms // p.block_ms),
+                              choice.rate_hz, wake_blocks=max(1, p.chunk_ms // p.block_ms),
                               quiet_peak=10 ** (p.quiet_dbfs / 20), hangover_blocks=p.quiet_hangover_ms // p.block_ms)
         try:
             device.open()
@@ -122,13 +150,15 @@ class CapturePlugin(Plugin):
             self._no_device(str(exc), now)
             return
         self.device = device
+        self.rate_source = choice.source
+        self.watch.opened(device.rate_hz, now)
         self._guard = EchoGuard(self._echo_settings())  # AEC state belongs to one stream's clock
         self._resampler = soxr.ResampleStream(device.rate_hz, RATE_HZ, 1, dtype="float32")
         self._far_resampler = soxr.ResampleStream(device.rate_hz, RATE_HZ, 1, dtype="float32")
         self.state = "muted" if self.muted else "listening"
         self.no_device_reason = None
         self.retry_delay_s = self.params.retry_initial_s
-        self.log.info("audio device open", device=device.description, rate_hz=device.rate_hz)
+        self.log.info("audio device open", device=device.description, rate_hz=device.rate_hz, rate=choice.source)
 
     def _no_device(self, reason: str, now: float) -> None:
         if self.state != "no_device":
@@ -165,12 +195,14 @@ class CapturePlugin(Plugin):
         self.overruns_before += self.device.overruns
         self.device.close()
         self.device = None
+        self.watch.lost(lost, now)
         self._open_device(now)  # a stream that stopped on an xrun comes back at once; a vanished device not
         if self.device is None:
             self.playback.stop()
             yield from self._end_stream()
             return
         self.reopens += 1
+        self.watch.reopened(now)
         self.log.warning("audio stream reopened", reason=lost)
 
     def _drain(self) -> Iterator[Message]:
@@ -244,10 +276,14 @@ class CapturePlugin(Plugin):
         return {"capture": self.state, "muted": self.muted, "device": self.params.device}
 
     def health(self) -> dict[str, Any]:
-        device = self.device
-        return {**self._summary(), "no_device_reason": self.no_device_reason,
+        device, now = self.device, time.monotonic()
+        reason = self.watch.degraded_reason(now, self.no_device_reason if device is None else None,
+                                            device.silent_for(now) if device else None)
+        return {**self._summary(), **({"state": "degraded"} if reason else {}), "degraded_reason": reason,
+                "no_device_reason": self.no_device_reason,
                 "device_name": device.description if device else None,
-                "device_rate_hz": device.rate_hz if device else None,
+                "device_rate_hz": device.rate_hz if device else None, "rate_source": self.rate_source,
+                "recent_reopens": self.watch.recent_reopens(now),
                 "overruns": self.overruns_before + (device.overruns if device else 0), "echo": self.params.echo,
                 "playing": self.playback.playing, "barge_ins": self.barge_ins, "talk_overs": self._guard.talk_overs,
                 "reopens": self.reopens,

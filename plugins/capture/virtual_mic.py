@@ -5,9 +5,9 @@ ALSA's `default` device is PulseAudio while PULSE_SERVER points at this server
 (libasound2-plugins), and the sink's monitor is the default source, so what a
 test plays into the sink (`play_file`) or what the stage plays itself is heard
 by the capture stage at real-time pace. Stopping the server is a headset
-being unplugged; starting it again is plugging it back in. The sink runs at
-44.1 kHz, the rate PortAudio reports for PulseAudio's ALSA device: a duplex
-stream at that rate into a 48 kHz sink mostly stalled here (PortAudio 19.6).
+being unplugged; starting it again is plugging it back in; SIGSTOP on `proc`
+is a frozen server. The sink runs at `rate_hz`: 48 kHz (PipeWire's default and
+many USB headsets') unless asked otherwise; tests run the stage at 44.1 kHz too.
 """
 
 from __future__ import annotations
@@ -20,13 +20,21 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
+
+DEFAULT_RATE_HZ = 48000
+S = TypeVar("S", bound="SoundServer")
 
 
-class PulseServer:
-    def __init__(self, tmp_dir: Path) -> None:
+class SoundServer:
+    """What a virtual microphone offers a test: `server` (for PULSE_SERVER), `rate_hz`, `proc` (to freeze),
+    `start`, `stop` and `play_file` into its `kit` sink."""
+
+    def __init__(self, tmp_dir: Path, socket: str, rate_hz: int = DEFAULT_RATE_HZ) -> None:
+        self.rate_hz = rate_hz
         self.dir = Path(tmp_dir)
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.socket = self.dir / "native"
+        self.socket = self.dir / socket
         self.env = {**os.environ, "XDG_RUNTIME_DIR": str(self.dir), "PULSE_SERVER": f"unix:{self.socket}"}
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -35,10 +43,25 @@ class PulseServer:
         return self.env["PULSE_SERVER"]
 
     def start(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def play_file(self, wav: Path) -> subprocess.Popen[bytes]:
+        """Play a file into the sink (the microphone hears it), in the background."""
+        return subprocess.Popen(["paplay", "--device=kit", str(wav)], env=self.env)
+
+
+class PulseServer(SoundServer):
+    def __init__(self, tmp_dir: Path, rate_hz: int = DEFAULT_RATE_HZ) -> None:
+        super().__init__(tmp_dir, "native", rate_hz)
+
+    def start(self) -> None:
         self.proc = subprocess.Popen(
             ["pulseaudio", "--daemonize=no", "--exit-idle-time=-1", "-n", "--use-pid-file=no",
              f"--load=module-native-protocol-unix socket={self.socket} auth-anonymous=1",
-             "--load=module-null-sink sink_name=kit rate=44100 channels=2", "--load=module-always-sink"],
+             f"--load=module-null-sink sink_name=kit rate={self.rate_hz} channels=2", "--load=module-always-sink"],
             env=self.env, stdout=subprocess.DEVNULL, stderr=(self.dir / "pulse.log").open("ab"))
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
@@ -55,19 +78,19 @@ class PulseServer:
         self.proc = None
         self.socket.unlink(missing_ok=True)
 
-    def play_file(self, wav: Path) -> subprocess.Popen[bytes]:
-        """Play a file into the sink (the microphone hears it), in the background."""
-        return subprocess.Popen(["paplay", "--device=kit", str(wav)], env=self.env)
-
 
 def pulse_available() -> bool:
     return all(shutil.which(tool) for tool in ("pulseaudio", "pactl", "paplay"))
 
 
+def running_pulse(rate_hz: int = DEFAULT_RATE_HZ) -> contextlib.AbstractContextManager[PulseServer]:
+    return running(PulseServer, rate_hz)
+
+
 @contextlib.contextmanager
-def running_pulse() -> Iterator[PulseServer]:
-    """A started server in a fresh short temp dir (a unix socket path has 108 bytes), removed after."""
-    server = PulseServer(Path(tempfile.mkdtemp(prefix="tcccd-pa-")))
+def running(kind: type[S], rate_hz: int = DEFAULT_RATE_HZ) -> Iterator[S]:
+    """A started server of `kind` in a fresh short temp dir (a unix socket path has 108 bytes), removed after."""
+    server = kind(Path(tempfile.mkdtemp(prefix="tcccd-snd-")), rate_hz)
     server.start()
     try:
         yield server

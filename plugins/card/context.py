@@ -1,30 +1,22 @@
-"""The words around a finding: which casualty it is for, whether it was negated or corrected, and when.
+"""Which casualty what follows is for, and when things were said to happen.
 
-Casualty switching: "casualty two", "patient number 3", "back to casualty one",
-"next patient" (the current number plus one); the request says which casualty is
-current, and each switch said becomes an event and the current casualty for
-what follows it. "casualty collection point" and "casualty is alert" switch nothing.
-
-Negation: a cue before a finding in its own clause ("no tourniquet needed",
-"denies pain", "no pulse in the left wrist") or right after it ("tourniquet not
-needed"). A negated finding is never a positive field: the card keeps it as a
-note in the medic's words. "no known allergies" is an answer, not a negation:
-its rule reads it whole, so the cue lies inside the finding, not before.
-
-Not done: a treatment named in a request or as equipment ("grab the oxygen",
-"get the NPA ready", "the tourniquet bag is empty", "needs a chest seal") is
-not a treatment given, and gives no event; an act word in the clause
-("applied", "given", "on the left leg") says it was done.
-
-Correction: "correction, pulse 110", "correction: ketamine 50 mg IM" marks what
-follows it in the sentence, or in the next sentence when nothing follows; the
-card replaces the casualty's last event of the same kind with it.
+Casualty switching, only in a switch phrase: "casualty two", "patient number
+3", "back to casualty one", "back to two" (a clause of its own), "second
+casualty", "next patient" (the current number plus one). A number after
+"patient" is no switch when a determiner comes before ("gave the patient 2
+units") or a unit after ("patient 2 units"): those are doses. "casualty
+collection point" and "casualty is alert" switch nothing. The request says which
+casualty is current; each switch said becomes an event and the current casualty
+for what follows it.
 
 Times: a four-digit time counts when the ASR's number step wrote it as a time
 (its `numbers[]` trail says rule "time") or when it is said as one ("at 0915",
-"0915 hours"): "last four 1234" is not a time. "five minutes ago" counts back
-from the utterance. Each event takes the time said nearest to it in its own
-sentence; the utterance's clock time is always kept beside it.
+"0915 hours", "at oh nine thirty", "due at ten twenty", "TQ time was ten twenty") or written with a leading zero
+("TQ right arm 0905": no amount is said that way); digits after "last
+four", "roster", "zap", a grid, a frequency or a call sign are never a time.
+"five minutes ago", "half an hour ago" count back from the utterance. Which
+event takes which time is the extractor's choice (tcccd.plugins.card.extract):
+the time said in the event's own clause.
 """
 
 from __future__ import annotations
@@ -33,28 +25,30 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from tcccd.plugins.card.sentences import Sentence, numbers_in
+from tcccd.plugins.card.numbers import first_number, iter_numbers
+from tcccd.plugins.card.sentences import Sentence
 
-_NAMED = re.compile(r"\b(?:back\s+to\s+)?(?:casualty|patient|pt)\s+(?:number\s+|#\s*)?(?=\w)")
+MAX_CASUALTY = 999
+_NAMED = re.compile(r"\b(?:back\s+to\s+|on\s+to\s+|moving\s+to\s+)?(?:casualty|patient|pt)\s+(?:number\s+|#\s*)?(?=\w)")
+_BACK_TO = re.compile(r"\bback\s+to\s+(?:number\s+)?(?=\w)")
+_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth)\s+(?:casualty|patient)\b")
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
+_DETERMINER = re.compile(r"\b(?:the|a|an|this|that|his|her|our|your|their|each|every|same|other|my|another)\s+$")
+_NOT_A_SWITCH_AFTER = re.compile(r"\s*(?:units?|g|mg|mcg|ml|l|cc|grams?|milligrams?|micrograms?|liters?|litres?|%|"
+                                 r"percent|tourniquets?|ivs?|doses?|times|of)\b")
 _NEXT = re.compile(r"\bnext\s+(?:casualty|patient)\b")
 # Whisper writes "Casualty two." as "Casualty, too, ..." (tiny.en, the kit's own voice): read as a switch only where
 # "too" cannot mean "also", the whole of a sentence's opening words ("Casualty too." / "Casualty, too, same blast")
 _TOO = re.compile(r"\s*(?:casualty|patient)\s*,?\s+(too)\s*(?:[,.]|$)")
-MAX_CASUALTY = 999
-_NEGATION_BEFORE = re.compile(r"\b(?:no|not|denies|denied|without|negative\s+for|absent|none|never|nor)\b")
-_NEGATION_AFTER = re.compile(r"\s*(?:is\s+|was\s+)?(?:not\s+(?:needed|required|indicated|applied|given|done|"
-                             r"present|palpable|felt)|negative|absent|none)\b")
-_REQUEST = re.compile(r"\b(?:get|grab|hand|pass|bring|need|needs|want|wants|prep|prepare|find|where|ready|out\s+of|"
-                      r"ran\s+out|running\s+low|restock|check)\b")
-_EQUIPMENT = re.compile(r"\b(?:bag|bags|pouch|box|case|supplies|packaging|wrapper)\b")
-_DONE = re.compile(r"\b(?:applied|placed|in\s+place|inserted|given|gave|administered|started|established|packed|"
-                   r"tightened|converted|wrapped|covered|secured|pushed|hung|running|done)\b")
-_CORRECTION = re.compile(r"\b(?:correction|correct\s+that|scratch\s+that|let\s+me\s+correct\s+that)\b[\s,:.]*")
-_HHMM = re.compile(r"(?<![\w.:/])([01]\d|2[0-3])([0-5]\d)(?![\w.:/%])")
-_TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about)\s+$")
+_HHMM = re.compile(r"(?<![\w.:/])([01]\d|2[0-3])([0-5]\d)(?![\w/%]|[.:]\d)")  # "at 0930:" ends a time, "09:30.5" none
+_TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until)\s+$")
 _TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu)\b")
-_AGO = re.compile(r"\s+(?P<unit>minutes?|mins?|hours?|hrs?)\s+ago\b")
-_HALF_HOUR = re.compile(r"\bhalf\s+an\s+hour\s+ago\b")
+_TIME_WAS = re.compile(r"\btime\b[^,.;:]*?\b(?:was|is|of)\s+$")  # "TQ time on the left arm was ten twenty"
+_NOT_TIME_BEFORE = re.compile(r"\b(?:last\s+(?:four|4)(?:\s+(?:is|are|digits|of))*|roster(?:\s+(?:number|#|is))*|"
+                              r"zap(?:\s+(?:number|#|is))*|grid(?:\s+(?:to\s+\w+|is))*|freq(?:uency)?(?:\s+is)?|"
+                              r"call\s+sign(?:\s+is)?|channel|room|checkpoint|bumper(?:\s+number)?|number)\s*:?\s*$")
+_AGO = re.compile(r"\s+(?P<unit>minutes?|mins?|mikes?|hours?|hrs?)\s+ago\b")
+_AN_AGO = re.compile(r"\b(?:an?\s+(?P<unit>minute|hour)|half\s+an\s+hour)\s+ago\b")
 
 
 @dataclass(frozen=True)
@@ -67,10 +61,19 @@ class Switch:
 def switches(s: Sentence) -> Iterator[Switch]:
     found = []
     for match in _NAMED.finditer(s.lower, s.start, s.end):
-        number = next(iter(numbers_in(s.text, match.end(), s.end)), None)
-        if number and number.start == match.end() and number.value is not None and \
-                1 <= number.value <= MAX_CASUALTY and number.value == int(number.value):
-            found.append(Switch(int(number.value), match.start(), number.end))
+        if _DETERMINER.search(s.lower, max(s.start, match.start() - 12), match.start()):
+            continue  # "gave the patient 2 units": a dose, not a switch
+        number = first_number(s.text, match.end(), s.end)
+        if _casualty_number(s, number, match.end()):
+            found.append(Switch(int(number.value), match.start(), number.end))  # type: ignore[union-attr,arg-type]
+    for match in _BACK_TO.finditer(s.lower, s.start, s.end):
+        number = first_number(s.text, match.end(), s.end)
+        clause = s.act_of(match.start())
+        alone = number is not None and not s.lower[number.end:clause[1]].strip(" ,")
+        if match.start() == clause[0] and alone and _casualty_number(s, number, match.end()) and \
+                not any(f.start <= match.start() < f.end for f in found):
+            found.append(Switch(int(number.value), match.start(), number.end))  # type: ignore[union-attr,arg-type]
+    found += [Switch(_ORDINALS[m.group(1)], m.start(), m.end()) for m in _ORDINAL.finditer(s.lower, s.start, s.end)]
     found += [Switch(None, m.start(), m.end()) for m in _NEXT.finditer(s.lower, s.start, s.end)]
     too = _TOO.match(s.lower, s.start, s.end)
     if too and not found:
@@ -78,23 +81,11 @@ def switches(s: Sentence) -> Iterator[Switch]:
     yield from sorted(found, key=lambda w: w.start)
 
 
-def negated(s: Sentence, start: int, end: int) -> bool:
-    clause_start, clause_end = s.clause_of(start)
-    return bool(_NEGATION_BEFORE.search(s.lower, clause_start, start)
-                or _NEGATION_AFTER.match(s.lower, end, clause_end))
-
-
-def not_done(s: Sentence, start: int) -> bool:
-    """A treatment's clause asks for it or talks about its kit, and says nothing of it being done."""
-    clause_start, clause_end = s.clause_of(start)
-    talk = _REQUEST.search(s.lower, clause_start, clause_end) or _EQUIPMENT.search(s.lower, clause_start, clause_end)
-    return bool(talk) and not _DONE.search(s.lower, clause_start, clause_end)
-
-
-def correction_from(s: Sentence) -> int | None:
-    """Where a correction cue ends in this sentence (what follows it is the corrected value), or None."""
-    match = _CORRECTION.search(s.lower, s.start, s.end)
-    return match.end() if match else None
+def _casualty_number(s: Sentence, number: object, at: int) -> bool:
+    value = getattr(number, "value", None)
+    return number is not None and getattr(number, "start", -1) == at and value is not None and \
+        1 <= value <= MAX_CASUALTY and value == int(value) and \
+        not _NOT_A_SWITCH_AFTER.match(s.lower, getattr(number, "end", at))
 
 
 @dataclass(frozen=True)
@@ -109,25 +100,60 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]]) -> list[Said]:
     """Times in the sentence; `time_rewrites` are the spans of `text` the number step wrote under rule "time"."""
     found = []
     for match in _HHMM.finditer(s.text, s.start, s.end):
+        if _NOT_TIME_BEFORE.search(s.lower, max(s.start, match.start() - 40), match.start()):
+            continue
         by_asr = any(start <= match.start() and match.end() <= end for start, end in time_rewrites)
-        said_as_time = _TIME_BEFORE.search(s.lower, s.start, match.start()) or _TIME_AFTER.match(s.lower, match.end())
-        if by_asr or said_as_time:
+        if by_asr or _said_as_time(s, match.start(), match.end()) or match.group().startswith("0"):  # no dose is "0905"
             found.append(Said(match.group(), None, match.start(), match.end()))
-    for number in numbers_in(s.text, s.start, s.end):
+    for number in iter_numbers(s.text, s.start, s.end):
         ago = _AGO.match(s.lower, number.end, s.end)
         if ago and number.value is not None:
             minutes = number.value * (60 if ago.group("unit").startswith("h") else 1)
             found.append(Said(None, -minutes, number.start, ago.end()))
-    found += [Said(None, -30.0, m.start(), m.end()) for m in _HALF_HOUR.finditer(s.lower, s.start, s.end)]
+        elif len(number.digits) == 4 and not _HHMM.fullmatch(s.text[number.start:number.end]) and \
+                _valid_hhmm(number.digits) and _said_as_time(s, number.start, number.end) and \
+                not _NOT_TIME_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start):
+            found.append(Said(number.digits, None, number.start, number.end))  # "at oh nine thirty"
+    for match in _AN_AGO.finditer(s.lower, s.start, s.end):
+        unit = match.group("unit")
+        found.append(Said(None, -60.0 if unit == "hour" else (-1.0 if unit == "minute" else -30.0),
+                          match.start(), match.end()))
     return sorted(found, key=lambda t: t.start)
 
 
-def nearest(found: list[Said], start: int, end: int) -> Said | None:
-    """The time said closest to the words [start, end)."""
-    def distance(t: Said) -> int:
-        return 0 if t.start < end and start < t.end else min(abs(t.start - end), abs(start - t.end))
+def _said_as_time(s: Sentence, start: int, end: int) -> bool:
+    """After "at", "time"...; before "hours"; or led by "oh" ("oh nine fifty"), which no quantity is."""
+    return bool(_TIME_BEFORE.search(s.lower, max(s.start, start - 12), start) or _TIME_AFTER.match(s.lower, end)
+                or s.lower.startswith("oh ", start) or _TIME_WAS.search(s.lower, max(s.start, start - 50), start))
 
-    return min(found, key=distance, default=None)
+
+def _valid_hhmm(digits: str) -> bool:
+    return int(digits[:2]) <= 23 and int(digits[2:]) <= 59
+
+
+FUTURE_SLACK_MIN = 5  # a time said up to this far ahead of the kit's clock is the medic's watch, not a plan
+
+
+def past(when: Said | None, now_hhmm: str) -> bool:
+    """A time said that is already past when it is said ("at 0910" at 1000, "ten minutes ago")."""
+    if when is None:
+        return False
+    if when.spoken is None:
+        return (when.relative_min or 0) < 0
+    ahead = _ahead_min(when.spoken, now_hhmm)
+    return ahead == 0 or ahead >= 12 * 60
+
+
+def future(when: Said | None, now_hhmm: str) -> bool:
+    """A clock time said that is still ahead when it is said, by more than a watch's drift from the kit's clock
+    ("TXA second gram at 1100" at 1000: not given yet)."""
+    return when is not None and when.spoken is not None and \
+        FUTURE_SLACK_MIN < _ahead_min(when.spoken, now_hhmm) < 12 * 60
+
+
+def _ahead_min(hhmm: str, now_hhmm: str) -> int:
+    """How far a clock time is ahead of another, 0-1439 minutes (a time just past is far ahead)."""
+    return (int(hhmm[:2]) * 60 + int(hhmm[2:]) - int(now_hhmm[:2]) * 60 - int(now_hhmm[2:])) % (24 * 60)
 
 
 def local_hhmm(ts: float, utc_offset_min: int) -> str:

@@ -1,58 +1,70 @@
 """One final transcript in, the card events it holds out: the rules run sentence by sentence, in the order said.
 
-For each sentence: the casualty switches and every rule's findings, sorted by
-position (a switch applies to what follows it); then, per finding, whether it is
-negated, whether a correction cue precedes it, the time said nearest to it, and
-the flags: `uncertain` when any of its words is one the ASR was unsure of,
-`out_of_range` when a value is outside what a body produces. A finding a rule
-reports as incomplete (a vital without its number) is kept only when negated; a
-treatment only asked for or talked about as kit ("grab the oxygen") is not kept.
-Event ids are the transcript's key and the event's index, so that replaying the
-same transcript gives the same ids and the log stores it once.
+For each sentence: the casualty switches and every rule's mentions, sorted by
+position (a switch applies to what follows it). Each mention then gets its
+assertion (tcccd.plugins.card.assertion): only one said as done or observed,
+for this casualty, becomes a positive event; one said as absent, failed,
+removed or withheld becomes a note in the medic's words (negated); any other (a
+question, a plan, a condition, an allergy, someone else's...) gives nothing.
+Where the status hangs on a word the recogniser doubted ("Give 1 g TXA", "Give"
+doubted: it may have been "Gave"), the entry is kept and shown unconfirmed.
+
+A positive event takes the time said in its own slot clause, or a time said at
+the head of the sentence ("At 0945, BP ..., pulse ..."), never one that a
+trigger ties to something else ("reassess at 1040"); readings said in one
+sentence are one set, so one time said with any of them is theirs ("Pulse 100
+at 0921, BP 110/70"), unless each has its own. Flags: `uncertain` when a
+word it came from was doubted (its casualty number too), or its dose is a range;
+`out_of_range` for a value no body gives; `correction` after a correction cue
+(tcccd.plugins.card.corrections). Event ids are the transcript's key and the
+event's index, so that replaying the same transcript gives the same ids.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-
-from tcccd.plugins.card import rules_given, rules_header, rules_hemorrhage, rules_injury, rules_treatments, rules_vitals
+from tcccd.plugins.card import dialogue
+from tcccd.plugins.card.assertion import DONE, SentenceContext
 from tcccd.plugins.card.context import (
     MAX_CASUALTY,
     Said,
     Switch,
-    correction_from,
+    future,
     local_hhmm,
-    nearest,
-    negated,
-    not_done,
+    past,
     shifted,
     switches,
     times,
 )
+from tcccd.plugins.card.context_rules import ContextRules
+from tcccd.plugins.card.corrections import restated
 from tcccd.plugins.card.finding import Finding, out_of_range
+from tcccd.plugins.card.phrases import words
+from tcccd.plugins.card.rule_table import findings as rule_findings
 from tcccd.plugins.card.sentences import Sentence, split
 from tcccd.plugins.card.trail import Trail
-from tcccd.wire.card_events import CasualtySwitch, Event, EventTime, TextSpan, TranscriptRef
-from tcccd.wire.card_stage import CardEvents, CardExtract
+from tcccd.wire.card_events import VITAL_KINDS, CasualtySwitch, Event, EventTime, TextSpan, TranscriptRef
+from tcccd.wire.card_stage import CardEvents, CardExtract, Carry, Restatable
 
-Rule = Callable[[Sentence], Iterator[Finding]]
-TREATMENTS = ("tourniquet", "dressing", "airway", "breathing", "access", "fluid", "medication", "hypothermia",
-              "eye_shield", "splint", "pill_pack")
-RULES: tuple[Rule, ...] = (
-    rules_header.evacuation, rules_header.last_four, rules_header.battle_roster, rules_header.allergies,
-    rules_header.responder, rules_header.notes, rules_injury.mechanisms, rules_injury.injuries,
-    rules_injury.burn_extent, rules_hemorrhage.tourniquets, rules_hemorrhage.dressings, rules_treatments.airway,
-    rules_treatments.breathing, rules_given.access, rules_given.fluids, rules_given.medications,
-    rules_vitals.pulses, rules_vitals.blood_pressures, rules_vitals.respiratory_rates, rules_vitals.saturations,
-    rules_vitals.avpu, rules_vitals.pain, rules_treatments.hypothermia, rules_treatments.eye_shields,
-    rules_treatments.splints, rules_treatments.pill_pack)
+Span = tuple[int, int]
+SCHEDULED = "scheduled"
+CARRIED = ("question", "plan", "request", "conditional", "hypothetical", "scheduled")  # go on in "And a SAM splint."
+
+
+class CardReader:
+    """The card stage's reading of transcripts, with its assertion rules loaded once."""
+
+    def __init__(self, rules: ContextRules) -> None:
+        self.rules = rules
+
+    def extract(self, request: CardExtract) -> CardEvents:
+        return Extraction(request, self.rules).run()
 
 
 class Extraction:
     """The events of one `card.extract` request."""
 
-    def __init__(self, request: CardExtract) -> None:
-        self.request = request
+    def __init__(self, request: CardExtract, rules: ContextRules) -> None:
+        self.request, self.rules = request, rules
         self.trail = Trail(request)
         self.uncertain = self.trail.uncertain()
         self.time_rewrites = self.trail.time_rewrites()
@@ -60,53 +72,165 @@ class Extraction:
         self.key = f"j{request.journal_seq}" if request.journal_seq is not None else f"r{request.request_id}"
         self.casualty = request.casualty
         self.events: list[Event] = []
-        self.correcting = False
+        self.correcting = request.carry.correcting
+        self.last = request.carry.last
+        self.casualty_doubted = request.carry.casualty_doubted
+        self.asked, self.undone, self.open_status = request.carry.asked, request.carry.undone, request.carry.open_status
+        self.inherited: str | None = None  # how the sentence before was said, for one that only continues it
+        self.statuses: list[str] = []  # how each mention of the current sentence was said
+        self.undone_at = -1  # where in the current sentence the mention now in `undone` was said
 
     def run(self) -> CardEvents:
-        for sentence in split(self.request.text):
+        for sentence in split(self.request.text, self.rules.corrections):
             self._sentence(sentence)
-        return CardEvents(events=self.events, casualty=self.casualty)
+        return CardEvents(events=self.events, casualty=self.casualty, carry=Carry(
+            correcting=self.correcting, last=self.last, casualty_doubted=self.casualty_doubted, asked=self.asked,
+            undone=self.undone, open_status=self.open_status))
 
     def _sentence(self, s: Sentence) -> None:
+        said_words = words(s.lower, s.start, s.end)
+        found: list[Switch | Finding] = [*switches(s), *rule_findings(s, frozenset(w.text for w in said_words))]
+        asked, undone, self.inherited = self.asked, self.undone, self.open_status  # each lasts one sentence
+        self.asked = dialogue.asked(s) if s.mark == "?" else None
+        self.undone, self.undone_at, self.open_status, self.statuses = None, -1, None, []
+        if asked is not None and s.mark != "?" and all(isinstance(f, Finding) and f.rule.endswith(".incomplete")
+                                                       for f in found):
+            reply = dialogue.answer(s, asked)  # "What's his pulse?" "One twenty-eight, radial."
+            found = [reply] if reply is not None else found
+        if not found and not s.cues and not self.correcting and undone is None:
+            self.open_status = "question" if s.mark == "?" else None
+            return
         said = times(s, self.time_rewrites)
-        cue = correction_from(s)
-        found: list[Switch | Finding] = [*switches(s)]
-        for rule in RULES:
-            found += rule(s)
-        found.sort(key=lambda f: f.start)
-        carried, corrected_here = self.correcting, False
-        for item in found:
-            if isinstance(item, Switch):
-                self._switch(item)
-                continue
-            after_cue = cue is not None and item.start >= cue
-            corrected_here |= self._finding(s, item, said, carried or after_cue) and after_cue
-        self.correcting = cue is not None and not corrected_here  # "Correction." alone: the next sentence corrects
+        heads = [f.named if isinstance(f, Finding) else (f.start, f.end) for f in found]
+        context = SentenceContext(self.rules, s, heads, said_words)
+        stretches = [(s.start, s.start)] if self.correcting else []
+        stretches += s.cues
+        self.correcting = False
+        order = sorted(found, key=lambda f: f.named[0] if isinstance(f, Finding) else f.start)
+        findings = [f for f in order if isinstance(f, Finding)]
+        lead = self._lead_time(s, said, findings, context)
+        set_time = self._set_time(s, said, findings, context)
+        for i, (_, cue_end) in enumerate([(s.start, s.start), *stretches]):
+            until = stretches[i][0] if i < len(stretches) else s.end
+            start = s.start if i == 0 else cue_end
+            emitted = False
+            for item in (f for f in order if start <= (f.named[0] if isinstance(f, Finding) else f.start) < until):
+                if isinstance(item, Switch):
+                    self._switch(item)
+                else:
+                    first = set_time if item.what.kind in VITAL_KINDS else None
+                    emitted |= self._finding(s, item, said, lead or first, context, correcting=i > 0)
+            if i > 0 and not emitted:
+                self._restatement(s, start, until, said)
+        self._redone(s, heads, context, said, undone)
+        carried = [status for status in self.statuses if status in CARRIED]
+        if carried and len(carried) == len(self.statuses):  # nothing in it done: a sentence that continues it isn't
+            self.open_status = carried[-1]
+
+    def _redone(self, s: Sentence, heads: list[Span], context: SentenceContext, said: list[Said],
+                undone: Restatable | None) -> None:
+        """'NPA wouldn't pass on the right, got it in on the left': a clause that refers back to what failed or came
+        off, in this sentence or the one before, and says it done, is that thing done, with the clause's slots."""
+        for start, end, refers in dialogue.redone(s, heads, context.done_words):
+            before = self.undone if self.undone is not None and self.undone_at < start else undone
+            if before is None or context.status((refers, refers), before.what.kind).status != DONE:
+                continue  # "IV blew, we'll put another one in": planned, not done
+            end = max(end, s.clause_of(start)[1])
+            laid = restated(s, start, end, before.what, said)
+            what, when = laid if laid is not None else (before.what, None)
+            start, end = _trimmed(s.text, start, end)
+            self._emit(what, start, end, "redone", when, {
+                "out_of_range": out_of_range(what), "uncertain": self._doubted(start, end) or self.casualty_doubted})
+            self.undone = undone = None
+
+    def _lead_time(self, s: Sentence, said: list[Said], findings: list[Finding],
+                   context: SentenceContext) -> Said | None:
+        """A time said at the head of the sentence, before anything it could belong to: it covers the sentence."""
+        if not said or not findings or said[0].start > findings[0].named[0]:
+            return None
+        first_act = s.acts[0] if s.acts else (s.start, s.end)
+        return said[0] if first_act[0] <= said[0].start < first_act[1] and not context.claims(said[0].start) else None
+
+    def _set_time(self, s: Sentence, said: list[Said], findings: list[Finding],
+                  context: SentenceContext) -> Said | None:
+        """Readings said together are one set: the one time said with any of them, when only one was."""
+        timed = {self._own_time(s, f, said, context) for f in findings if f.what.kind in VITAL_KINDS} - {None}
+        return timed.pop() if len(timed) == 1 else None
+
+    def _own_time(self, s: Sentence, finding: Finding, said: list[Said], context: SentenceContext) -> Said | None:
+        """The time said in the mention's slot clause: the first one after its words ("TQ left arm at 0905 and right
+        leg at 0910"), else the nearest before them; never one a trigger ties to something else."""
+        head = finding.named
+        clause = s.clause_of(head[0])
+        own = [t for t in said if clause[0] <= t.start < clause[1] and not context.claims(t.start, head)]
+        after = [t for t in own if t.start >= head[0]]
+        return after[0] if after else max(own, key=lambda t: t.start) if own else None
 
     def _switch(self, switch: Switch) -> None:
         number = switch.number if switch.number is not None else min(self.casualty + 1, MAX_CASUALTY)
         self.casualty = number
+        self.casualty_doubted = self._doubted(switch.start, switch.end)
         self._emit(CasualtySwitch(number=number), switch.start, switch.end, "casualty", None, {})
 
-    def _finding(self, s: Sentence, finding: Finding, said: list[Said], correcting: bool) -> bool:
-        is_negated = negated(s, finding.start, finding.end)
-        if not is_negated and self._same_tourniquet(finding):
+    def _finding(self, s: Sentence, finding: Finding, said: list[Said], lead: Said | None,
+                 context: SentenceContext, correcting: bool) -> bool:
+        """Emit what the mention is said as; True when it gave a positive event."""
+        assertion = context.status(finding.named, finding.what.kind)
+        status, doubted = assertion.status, []
+        own = self._own_time(s, finding, said, context) if said else None
+        if status != DONE and assertion.may_be_done and all(self._doubted(*w) for w in assertion.by):
+            status, doubted = DONE, list(assertion.by)  # "Give" doubted: it may have been "Gave"
+        elif status == DONE:
+            doubted = [w for w in assertion.by if self._doubted(*w)]
+        elif assertion.may_be_done and past(own, self.logged_hhmm):
+            status = DONE  # "Put a TQ on his left leg at 0910", said at 1000: an imperative's form, a past act
+        if status == DONE and future(own or lead, self.logged_hhmm):
+            status = SCHEDULED  # "TXA second gram at 1100", said at 1000: not given yet
+        if status == DONE and self.inherited and not assertion.by and dialogue.continues(s):
+            status = self.inherited  # "Somebody bring me the HPMK." "And a SAM splint."
+        self.statuses.append(status)
+        if status in ("failed", "removed"):
+            self.undone, self.undone_at = Restatable(what=finding.what), finding.named[0]
+        if status != DONE and status not in self.rules.notes:
+            return False
+        note = status != DONE
+        if finding.rule.endswith(".incomplete") and not note:
+            return False
+        if not note and self._same_tourniquet(finding):
             return True
-        if finding.rule.endswith(".incomplete") and not is_negated:
-            return False
-        if finding.what.kind in TREATMENTS and not is_negated and not_done(s, finding.start):
-            return False
-        when = nearest(said, finding.start, finding.end) if not is_negated else None
-        start, end = s.clause_of(finding.start) if is_negated else (finding.start, finding.end)
-        if is_negated:  # a note keeps the whole clause: "no pulse in the left wrist", not "pulse in the left wrist"
-            start, end = _trimmed(s.text, start, end)
-        if when is not None:
-            start, end = min(start, when.start), max(end, when.end)
-        flags = {"negated": is_negated, "correction": correcting and not is_negated,
+        when = (own or lead) if not note else None
+        start, end = _trimmed(s.text, *s.act_of(finding.named[0])) if note else (finding.start, finding.end)
+        for a, b in doubted + ([(when.start, when.end)] if when is not None else []):
+            start, end = min(start, a), max(end, b)  # the words it stands on: the time said, a doubted "Give"
+        flags = {"negated": note, "assertion": status, "correction": correcting and not note,
                  "out_of_range": out_of_range(finding.what),
-                 "uncertain": any(a < end and start < b for a, b in self.uncertain)}
+                 "uncertain": bool(doubted) or self._doubted(start, end) or (self.casualty_doubted and not note)
+                 or getattr(finding.what, "dose_to", None) is not None}
         self._emit(finding.what, start, end, finding.rule, when, flags)
-        return True
+        return not note
+
+    def _restatement(self, s: Sentence, start: int, end: int, said: list[Said]) -> None:
+        """A correction cue followed by slots alone: laid over the last entry said; nothing after it: pending."""
+        if not s.text[start:end].strip(" ,.:;!?-"):
+            self.correcting = True
+            return
+        if self.last is None:
+            return
+        found = restated(s, start, end, self.last.what, said)
+        if found is None:
+            return
+        what, when = found
+        time = None if when is not None else EventTime(
+            logged_ts=self.request.utterance_ts, logged_hhmm=self.logged_hhmm, spoken=self.last.spoken,
+            relative_min=self.last.relative_min, at_hhmm=self.last.at_hhmm)
+        words = _trimmed(s.text, start, end)
+        self._emit(what, *words, "correction.restated", when, {
+            "correction": True, "out_of_range": out_of_range(what),
+            "uncertain": self._doubted(*words) or self.casualty_doubted or getattr(what, "dose_to", None) is not None},
+            time)
+
+    def _doubted(self, start: int, end: int) -> bool:
+        return any(a < end and start < b for a, b in self.uncertain)
 
     def _same_tourniquet(self, finding: Finding) -> bool:
         """'Tourniquet applied to the left leg at 0912. CAT tourniquet.': a tourniquet said with no limb and no
@@ -123,32 +247,38 @@ class Extraction:
         merged = last.what.model_copy(update={"device": last.what.device or what.device})
         self.events[-1] = last.model_copy(update={
             "what": merged, "words": TextSpan(start_char=start, end_char=end, text=self.request.text[start:end]),
-            "heard": self.trail.heard(start, end),
-            "uncertain": last.uncertain or any(a < end and start < b for a, b in self.uncertain)})
+            "heard": self.trail.heard(start, end), "uncertain": last.uncertain or self._doubted(start, end)})
+        self._remember(self.events[-1])
         return True
 
-    def _emit(self, what: object, start: int, end: int, rule: str, when: Said | None, flags: dict) -> None:
-        at = None
-        if when is not None:
-            at = when.spoken if when.spoken else shifted(self.logged_hhmm, when.relative_min or 0.0)
-        time = EventTime(logged_ts=self.request.utterance_ts, logged_hhmm=self.logged_hhmm,
-                         spoken=when.spoken if when else None, relative_min=when.relative_min if when else None,
-                         at_hhmm=at)
-        self.events.append(Event(
+    def _emit(self, what: object, start: int, end: int, rule: str, when: Said | None, flags: dict,
+              time: EventTime | None = None) -> None:
+        if time is None:
+            at = None
+            if when is not None:
+                at = when.spoken if when.spoken else shifted(self.logged_hhmm, when.relative_min or 0.0)
+            time = EventTime(logged_ts=self.request.utterance_ts, logged_hhmm=self.logged_hhmm,
+                             spoken=when.spoken if when else None,
+                             relative_min=when.relative_min if when else None, at_hhmm=at)
+        event = Event(
             id=f"{self.key}.{len(self.events)}", casualty=self.casualty, what=what, time=time,
             words=TextSpan(start_char=start, end_char=end, text=self.request.text[start:end]),
             heard=self.trail.heard(start, end), rule=rule,
             transcript=TranscriptRef(journal_seq=self.request.journal_seq, request_id=self.request.request_id,
-                                     source=self.request.source), **flags))
+                                     source=self.request.source), **flags)
+        self.events.append(event)
+        if not event.negated:
+            self._remember(event)
+
+    def _remember(self, event: Event) -> None:
+        if event.kind not in ("casualty", "note", "responder"):
+            self.last = Restatable(what=event.what, spoken=event.time.spoken, relative_min=event.time.relative_min,
+                                   at_hhmm=event.time.at_hhmm)
 
 
-def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+def _trimmed(text: str, start: int, end: int) -> Span:
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
-
-
-def extract(request: CardExtract) -> CardEvents:
-    return Extraction(request).run()

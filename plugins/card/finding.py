@@ -3,7 +3,8 @@
 A Finding is one fact with the characters it came from; the extractor turns it
 into an event (casualty, time, negation, flags, heard span). Regions are read as
 said: a side ("left", "right", "both", "bilateral") and a body part; "both arms"
-is two regions, each traced to the same words.
+is two regions, each traced to the same words, and so is a paired part said in
+the plural with no side ("the arms").
 
 Out of range: a value no casualty's body or monitor gives in practice. A
 misheard number ("pulse 700" for "pulse 70") must not pass as a reading; it must
@@ -20,11 +21,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tcccd.plugins.card.lexicon import BODY_PARTS, LIMB_OF_PART, SIDES, alternation
+from tcccd.plugins.card.lexicon import BODY_PARTS, LIMB_OF_PART, PAIRED, SIDES, alternation
 from tcccd.plugins.card.sentences import Sentence
 
-_REGION = re.compile(r"(?:\b(?P<side>left|right|bilateral|both)\s+(?:side\s+of\s+(?:the\s+|his\s+|her\s+)?)?)?"
+_REGION = re.compile(r"(?:\b(?P<side>left\s+and\s+right|right\s+and\s+left|left|right|bilateral|both)\s+"
+                     r"(?:side\s+of\s+(?:the\s+|his\s+|her\s+)?)?)?"
                      r"(?P<part>" + alternation(BODY_PARTS) + ")")
+_MEASURE = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+                      r"forty|fifty|hundred|few|several|couple)(?:\s+or\s+\w+)?[\s-]+$")
+_MEASURE_PARTS = ("foot", "feet")  # "fell fifteen feet", "a six foot drop": a length, not a body part
+_TRAILING_SIDE = re.compile(r"\s*,?\s*(?:the\s+|on\s+the\s+)?(left|right)(?:\s+(?:one|side))?\s*(?=[,.;]|$)")
 BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
     ("pulse", "rate"): (20, 250), ("bp", "systolic"): (40, 250), ("bp", "diastolic"): (20, 150),
     ("rr", "rate"): (4, 60), ("spo2", "percent"): (50, 100), ("pain", "score"): (0, 10),
@@ -34,12 +40,18 @@ BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
 
 @dataclass(frozen=True)
 class Finding:
-    """One fact a rule read: `what` is a kind model of tcccd.wire.card_events; [start, end) are the words."""
+    """One fact a rule read: `what` is a kind model of tcccd.wire.card_events; [start, end) are the words, `head` the
+    words that name it (what assertion triggers must reach; the whole span when not given)."""
 
     what: Any
     start: int
     end: int
     rule: str
+    head: tuple[int, int] | None = None
+
+    @property
+    def named(self) -> tuple[int, int]:
+        return self.head if self.head is not None else (self.start, self.end)
 
 
 @dataclass(frozen=True)
@@ -64,8 +76,16 @@ def regions(sentence: Sentence, start: int, end: int) -> list[Region]:
     """Body regions said between two positions, in order; 'both arms' gives the right and the left arm."""
     found: list[Region] = []
     for match in sentence.find(_REGION, start, end):
+        if said(match, "part") in _MEASURE_PARTS and _MEASURE.search(sentence.lower, max(0, match.start() - 30),
+                                                                      match.start()):
+            continue
         part = BODY_PARTS[said(match, "part")]
-        side = SIDES.get(match.group("side") or "")
+        side = SIDES.get(match.group("side") or "", "both" if match.group("side") else None)  # "left and right"
+        trailing = _TRAILING_SIDE.match(sentence.lower, match.end(), end) if side is None else None
+        if trailing:  # "the same shoulder, the right": the side said after the part
+            side = SIDES[trailing.group(1)]
+        if side is None and part in PAIRED and said(match, "part") != part and said(match, "part").endswith("s"):
+            side = "both"  # "burns to the arms": both arms
         if side == "both":
             found += [Region("right", part, match.start(), match.end()), Region("left", part, match.start(),
                                                                                  match.end())]
@@ -81,8 +101,16 @@ def side_in(sentence: Sentence, start: int, end: int) -> tuple[str, int, int] | 
 
 
 def spanning(what: Any, rule: str, *spans: tuple[int, int]) -> Finding:
-    """A finding covering every span it read (the trigger, a region, a number...)."""
-    return Finding(what, min(s for s, _ in spans), max(e for _, e in spans), rule)
+    """A finding covering every span it read, the first being the words that name it (then a region, a number...)."""
+    return Finding(what, min(s for s, _ in spans), max(e for _, e in spans), rule, spans[0])
+
+
+CUT_MARK = " [cut]"
+
+
+def cut(value: str, limit: int) -> str:
+    """A value said at more length than its field holds: kept, cut to the limit and marked, never refused."""
+    return value if len(value) <= limit else value[:limit - len(CUT_MARK)].rstrip() + CUT_MARK
 
 
 def said(match: re.Match, group: int | str = 0) -> str:

@@ -24,23 +24,38 @@ BODY_PARTS = {
     "knee": "knee", "knees": "knee", "lower leg": "lower leg", "lower legs": "lower leg", "leg": "leg",
     "legs": "leg", "calf": "calf", "ankle": "ankle", "foot": "foot", "feet": "foot", "femur": "femur",
     "humerus": "humerus", "tibia": "tibia", "fibula": "fibula", "clavicle": "clavicle", "axilla": "axilla",
+    "armpit": "armpit", "cheek": "cheek", "cheeks": "cheek", "forehead": "forehead", "temple": "temple",
+    "ear": "ear", "ears": "ear", "nose": "nose", "mouth": "mouth", "chin": "chin", "throat": "throat",
+    "finger": "finger", "fingers": "finger", "thumb": "thumb", "shin": "shin", "heel": "heel", "toes": "toe",
+    "upper leg": "thigh", "lower arm": "forearm", "torso": "torso", "ribs": "ribs", "lower back": "lower back",
+    "upper back": "upper back", "skull": "skull", "tib fib": "lower leg", "tib-fib": "lower leg", "bowel": "bowel",
+    "antecubital": "antecubital", "ac": "AC", "armpits": "armpit", "spine": "spine",
 }
 LIMB_OF_PART = {"upper arm": "arm", "arm": "arm", "elbow": "arm", "forearm": "arm", "wrist": "arm", "hand": "arm",
                 "thigh": "leg", "knee": "leg", "lower leg": "leg", "leg": "leg", "calf": "leg", "ankle": "leg",
-                "foot": "leg", "femur": "leg", "tibia": "leg", "fibula": "leg", "humerus": "arm"}
+                "foot": "leg", "femur": "leg", "tibia": "leg", "fibula": "leg", "humerus": "arm", "shin": "leg",
+                "finger": "arm", "thumb": "arm", "heel": "leg"}
 MECHANISMS = {
     "gunshot wound": "GSW", "gunshot wounds": "GSW", "gunshot": "GSW", "gsw": "GSW", "bullet wound": "GSW",
     "ied": "IED", "improvised explosive device": "IED", "ied blast": "IED", "blast": "blast",
     "explosion": "blast", "grenade": "grenade", "rpg": "RPG", "artillery": "artillery", "mortar": "mortar",
     "landmine": "landmine", "land mine": "landmine", "mvc": "MVC", "vehicle rollover": "MVC", "rollover": "MVC",
     "vehicle crash": "MVC", "car crash": "MVC", "motor vehicle collision": "MVC", "motor vehicle crash": "MVC",
-    "fall from height": "fall", "fall from": "fall", "fell from": "fall", "fell off": "fall", "fall injury": "fall",
+    "fall from height": "fall", "fall injury": "fall",
     "blunt trauma": "blunt", "blunt force": "blunt",
     "vehicle fire": "burn", "building fire": "burn", "house fire": "burn", "burning vehicle": "burn",
+    "fuel fire": "burn", "flash fire": "burn", "from the fire": "burn", "in the fire": "burn",
+    "shot in the": "GSW", "shot through the": "GSW", "shot in his": "GSW", "gsws": "GSW", "ieds": "IED",
+    "stepped on a mine": "landmine", "a mine": "landmine", "mine blast": "landmine", "mine strike": "landmine",
+    "hit by a car": "MVC", "hit by a vehicle": "MVC", "hit by a truck": "MVC", "struck by a vehicle": "MVC",
+    "run over": "MVC", "ran over": "MVC",
+    "shot in her": "GSW", "shot through his": "GSW", "shot through her": "GSW", "shot twice": "GSW",
+    "shot once": "GSW", "shot three times": "GSW",
 }
 INJURIES = {
     "gunshot wound": "gunshot wound", "gunshot wounds": "gunshot wound", "gsw": "gunshot wound",
-    "bullet wound": "gunshot wound", "shrapnel wound": "shrapnel wound", "shrapnel wounds": "shrapnel wound",
+    "bullet wound": "gunshot wound", "bullet wounds": "gunshot wound", "gsws": "gunshot wound",
+    "shrapnel wound": "shrapnel wound", "shrapnel wounds": "shrapnel wound",
     "shrapnel": "shrapnel wound", "fragment wound": "fragment wound", "fragment wounds": "fragment wound",
     "laceration": "laceration", "lacerations": "laceration", "amputation": "amputation",
     "amputations": "amputation", "amputated": "amputation", "burn": "burn", "burns": "burn",
@@ -52,10 +67,38 @@ INJURIES = {
     "open fracture": "open fracture", "sucking chest wound": "sucking chest wound", "flail chest": "flail chest",
     "tension pneumothorax": "tension pneumothorax", "pneumothorax": "pneumothorax", "evisceration": "evisceration",
     "impaled object": "impaled object", "tbi": "TBI", "traumatic brain injury": "TBI", "concussion": "concussion",
+    "pneumo": "pneumothorax", "tension pneumo": "tension pneumothorax", "hemothorax": "hemothorax",
+    "frag wound": "shrapnel wound", "frag wounds": "shrapnel wound", "frag": "shrapnel wound",
+    "shot in the": "gunshot wound", "shot through the": "gunshot wound", "shot in his": "gunshot wound",
+    "shot in her": "gunshot wound", "shot through his": "gunshot wound", "shot through her": "gunshot wound",
+    "shot twice": "gunshot wound", "shot once": "gunshot wound", "shot three times": "gunshot wound",
+    # the same injuries said as what happened to the part ("eviscerated bowel", "lacerated scalp")
+    "eviscerated": "evisceration", "lacerated": "laceration", "burned": "burn", "burnt": "burn",
+    "avulsed": "avulsion", "degloved": "degloving", "crushed": "crush injury", "impaled": "impaled object",
+    "dog bite": "dog bite", "animal bite": "animal bite", "bite wound": "bite wound",
 }
+# a fall is a mechanism when said with where from or how far ("fell off the back of the truck", "fell about fifteen
+# feet"); "his pressure fell from 110" is no fall
+FALL_WORDS = ("fell", "fall", "fallen")
+FALL_FROM = ("roof", "rooftop", "height", "building", "wall", "ladder", "stairs", "stairwell", "staircase", "steps",
+             "truck", "vehicle", "humvee", "mrap", "tower", "cliff", "window", "balcony", "helicopter", "bird",
+             "ramp", "bridge", "ledge", "tree", "rocks", "hill", "hillside", "floor", "story", "stories", "deck",
+             "hatch", "turret", "litter", "bed", "top", "back", "side", "edge", "compound", "guard tower", "trench",
+             "ditch", "wadi", "feet", "foot", "ft", "meters", "metres", "yards")
 GENERIC_INJURIES = ("wound", "injury")  # said without a body region, these say nothing
-HEDGES = {"possible": "suspected", "suspected": "suspected", "probable": "suspected", "likely": "suspected"}
-TOURNIQUET_WORDS = ("tourniquet", "tourniquets", "tq")
+NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot in his", "burn", "burns", "shot in her",
+                "shot through his", "shot through her", "shot twice", "shot once", "shot three times", "lacerated",
+                "burned", "burnt", "crushed")  # nor these alone
+PAIRED = ("arm", "leg", "hand", "foot", "thigh", "forearm", "upper arm", "lower leg", "knee", "ankle", "wrist",
+          "shoulder", "hip", "eye", "calf", "buttock")  # said in the plural with no side: both sides
+SITE_OF_CARE = ("wound", "injury", "entry wound", "exit wound")  # with a treatment in the clause: where it went
+DEVICES_NAMED_FOR_A_PART = ("chest seal", "chest seals", "vented chest seal", "chest tube", "chest tubes",
+                            "eye shield", "eye shields", "hand me", "back of the", "back to", "head to toe")
+HEDGES = {"possible": "suspected", "suspected": "suspected", "probable": "suspected", "likely": "suspected",
+          "looks": "suspected", "maybe": "suspected", "query": "suspected", "possibly": "suspected",
+          "probably": "suspected", "concern for": "suspected",
+          "worried about": "suspected", "rule out": "suspected"}
+TOURNIQUET_WORDS = ("tourniquet", "tourniquets", "tq", "tqs")
 TOURNIQUET_DEVICES = {"cat": "CAT", "c-a-t": "CAT", "combat application tourniquet": "CAT", "softt": "SOFTT-W",
                       "sof tactical tourniquet": "SOFTT-W", "sof-t": "SOFTT-W", "sam junctional": "SAM-JT",
                       "junctional emergency treatment tool": "JETT", "jett": "JETT", "crock": "CRoC",
@@ -65,32 +108,41 @@ HEMOSTATIC = {"combat gauze": "Combat Gauze", "quikclot": "QuikClot", "quick clo
               "celox": "Celox", "chitogauze": "ChitoGauze", "chito gauze": "ChitoGauze", "xstat": "XStat",
               "hemostatic gauze": None, "hemostatic dressing": None, "hemostatic agent": None, "hemostatic": None}
 PRESSURE = {"pressure dressing": None, "pressure bandage": None, "israeli bandage": "Israeli bandage",
+            "an israeli": "Israeli bandage", "israeli dressing": "Israeli bandage",
             "emergency trauma dressing": "emergency trauma dressing", "etd": "emergency trauma dressing",
             "olaes": "OLAES"}
 AIRWAY = {"airway intact": "intact", "airway is intact": "intact", "intact airway": "intact",
           "airway patent": "intact", "airway is patent": "intact", "patent airway": "intact",
-          "airway clear": "intact", "airway is clear": "intact", "npa": "NPA", "nasopharyngeal airway": "NPA",
-          "nasal airway": "NPA", "sga": "SGA", "supraglottic airway": "SGA", "i-gel": "SGA", "igel": "SGA",
+          "airway clear": "intact", "airway is clear": "intact", "airway open": "intact", "airway is open": "intact",
+          **{f"airway{mark}s {state}": "intact" for mark in "'’" for state in ("open", "clear", "intact", "patent")},
+          "npa": "NPA", "nasopharyngeal airway": "NPA",
+          "nasal airway": "NPA", "nasal trumpet": "NPA", "sga": "SGA", "supraglottic airway": "SGA", "i-gel": "SGA",
+          "igel": "SGA",
           "king lt": "SGA", "cric": "CRIC", "cricothyrotomy": "CRIC", "cricothyroidotomy": "CRIC",
           "surgical airway": "CRIC", "et tube": "ET tube", "endotracheal tube": "ET tube", "intubated": "ET tube",
           "intubation": "ET tube", "crickey": "CRIC"}
 BREATHING = {"oxygen": "O2", "o2": "O2", "needle decompression": "needle decompression",
              "needle decompressed": "needle decompression", "needle d": "needle decompression",
-             "needle thoracostomy": "needle decompression", "ncd": "needle decompression",
+             "needled": "needle decompression",
+             "needle thoracostomy": "needle decompression", "14 gauge needle": "needle decompression",
+             "10 gauge needle": "needle decompression", "14g needle": "needle decompression",
+             "ncd": "needle decompression",
              "decompressed": "needle decompression", "chest tube": "chest tube", "chest seal": "chest seal",
              "chest seals": "chest seal", "vented chest seal": "chest seal", "occlusive dressing": "chest seal",
              "hyfin": "chest seal", "bolin": "chest seal"}
 NOT_OXYGEN = ("oxygen saturation", "o2 sat", "o2 sats", "o2 saturation")
 ACCESS = {"iv": "IV", "io": "IO", "intravenous": "IV", "intraosseous": "IO", "saline lock": "IV", "ez-io": "IO",
-          "fast1": "IO"}
-ACCESS_DEVICES = ("saline lock", "ez-io", "fast1")  # access by name, no cue needed
+          "fast1": "IO", "ivs": "IV", "ios": "IO", "fast io": "IO"}
+ACCESS_PLURALS = ("ivs", "ios")
 ACCESS_CUES_AFTER = ("access", "line", "established", "placed", "started", "inserted", "in the", "into the", "to the",
-                     "in his", "in her", "in right", "in left", "site")
+                     "in his", "in her", "in right", "in left", "site", "'s in", "is in", "in place", "in,",
+                     "in.", "attempt", "attempts", "blew", "blown", "infiltrated", "failed", "missed", "didn't take",
+                     "wouldn't", "won't", "was unsuccessful", "unsuccessful", "dislodged", "came out", "fell out")
 ACCESS_SITES = {"sternum": "sternum", "sternal": "sternum", "tibia": "tibia", "tibial": "tibia",
                 "humerus": "humerus", "humeral": "humerus", "antecubital": "antecubital"}
 FLUIDS = {"lactated ringers": ("lactated Ringer's", False), "lactated ringer's": ("lactated Ringer's", False),
           "ringer's lactate": ("lactated Ringer's", False), "lr": ("lactated Ringer's", False),
-          "normal saline": ("normal saline", False), "saline": ("normal saline", False),
+          "normal saline": ("normal saline", False), "saline": ("normal saline", False), "ns": ("normal saline", False),
           "plasma-lyte": ("Plasma-Lyte", False), "plasmalyte": ("Plasma-Lyte", False),
           "hextend": ("Hextend", False), "whole blood": ("whole blood", True),
           "fresh whole blood": ("fresh whole blood", True), "low titer o whole blood": ("LTOWB", True),
@@ -98,7 +150,8 @@ FLUIDS = {"lactated ringers": ("lactated Ringer's", False), "lactated ringer's":
           "packed red blood cells": ("packed red blood cells", True),
           "packed red cells": ("packed red blood cells", True), "prbc": ("packed red blood cells", True),
           "prbcs": ("packed red blood cells", True), "red cells": ("packed red blood cells", True),
-          "plasma": ("plasma", True), "fresh frozen plasma": ("plasma", True), "ffp": ("plasma", True),
+          "blood": ("blood", True), "plasma": ("plasma", True), "fresh frozen plasma": ("plasma", True),
+          "ffp": ("plasma", True),
           "freeze dried plasma": ("freeze-dried plasma", True), "platelets": ("platelets", True)}
 MEDICATIONS = {"txa": ("TXA", "other"), "tranexamic acid": ("TXA", "other"), "fentanyl": ("fentanyl", "analgesic"),
                "otfc": ("fentanyl", "analgesic"),
@@ -116,21 +169,37 @@ MEDICATIONS = {"txa": ("TXA", "other"), "tranexamic acid": ("TXA", "other"), "fe
                "calcium": ("calcium", "other"), "calcium chloride": ("calcium chloride", "other"),
                "calcium gluconate": ("calcium gluconate", "other"), "epinephrine": ("epinephrine", "other"),
                "promethazine": ("promethazine", "other"), "diphenhydramine": ("diphenhydramine", "other"),
-               "midazolam": ("midazolam", "other"), "versed": ("midazolam", "other")}
+               "midazolam": ("midazolam", "other"), "versed": ("midazolam", "other"),
+               "moxi": ("moxifloxacin", "antibiotic"), "fentanyl lollipop": ("fentanyl", "analgesic"),
+               "fentanyl lollipops": ("fentanyl", "analgesic"), "ancef": ("cefazolin", "antibiotic"),
+               "invanz": ("ertapenem", "antibiotic"), "toradol": ("ketorolac", "analgesic")}
 ROUTES = {"iv": "IV", "io": "IO", "im": "IM", "po": "PO", "in": "IN", "intranasal": "IN", "intravenous": "IV",
           "intravenously": "IV", "intraosseous": "IO", "intramuscular": "IM", "intramuscularly": "IM",
           "by mouth": "PO", "oral": "PO", "orally": "PO", "otfc": "OTFC", "lozenge": "OTFC", "buccal": "buccal",
-          "sublingual": "SL", "sl": "SL"}
-PULSE_WORDS = ("pulse", "pulse rate", "heart rate", "hr")
+          "sublingual": "SL", "sl": "SL", "odt": "PO", "orally disintegrating": "PO"}
+PULSE_WORDS = ("pulse", "pulse rate", "heart rate", "hr", "pulses", "tachy", "tachycardic", "brady", "bradycardic")
 PULSE_LOCATIONS = ("radial", "carotid", "femoral", "brachial", "pedal", "wrist", "neck", "groin")
+# a pulse said by where it was felt ("radial's weak, about 130")
+PULSE_SITES = ("radial", "radials", "carotid", "femoral", "brachial", "pedal", "pedals", "distal pulses")
 BP_WORDS = ("blood pressure", "bp")
-RR_WORDS = ("respiratory rate", "respirations", "respiration", "respiration rate", "resps", "rr", "breathing rate")
+RR_WORDS = ("respiratory rate", "respirations", "respiration", "respiration rate", "resps", "rr", "breathing rate",
+            "resp", "resp rate", "resps rate", "respiratory", "breathing", "breathing at")
 SPO2_WORDS = ("sats", "sat", "spo2", "sp02", "saturation", "oxygen saturation", "pulse ox", "o2 sat", "o2 sats",
-              "satting", "saturating", "pulse oximetry")
+              "satting", "sating", "saturating", "pulse oximetry", "sp o2", "o2 saturation", "oxygen sats", "pulse-ox")
 AVPU = {"alert": "A", "responds to voice": "V", "responding to voice": "V", "responsive to voice": "V",
         "responds to verbal": "V", "responding to verbal": "V", "responds to pain": "P",
         "responding to pain": "P", "responsive to pain": "P", "responds to painful stimuli": "P",
-        "unresponsive": "U", "unconscious": "U"}
+        "unresponsive": "U", "unconscious": "U", "a and o": "A", "alert and oriented": "A", "a&o": "A",
+        "responsive to verbal": "V", "responds to painful stimulus": "P", "responding to painful stimuli": "P",
+        "only responds to pain": "P", "only responding to pain": "P", "responds only to pain": "P",
+        "responds to voice only": "V", "non-responsive": "U", "nonresponsive": "U", "voice only": "V",
+        "verbal only": "V", "to voice only": "V", "reacts to voice": "V", "reacting to voice": "V",
+        "opens eyes to voice": "V", "opens his eyes to voice": "V", "reacts to pain": "P", "reacting to pain": "P",
+        "withdraws to pain": "P", "withdraws from pain": "P", "opens eyes to pain": "P", "to pain only": "P",
+        "unarousable": "U", "unresponsive to pain": "U", "awake and oriented": "A", "conscious and oriented": "A",
+        "awake and talking": "A", "awake and alert": "A",
+        **{f"avpu{joint}{level}": level.upper() for level in "avpu" for joint in (" ", " is ", " of ", ": ")},
+        **{f"{level} on avpu": level.upper() for level in "avpu"}}
 EVAC_CATEGORIES = {"urgent surgical": "urgent surgical", "urgent-surgical": "urgent surgical", "urgent": "urgent",
                    "priority": "priority", "routine": "routine", "convenience": "convenience"}
 MOBILITY = {"litter": "litter", "liter": "litter", "litter patient": "litter", "ambulatory": "ambulatory",

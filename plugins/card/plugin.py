@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from tcccd.kit.plugin import Plugin, PluginError, PluginParams
-from tcccd.plugins.card.extract import extract
+from tcccd.plugins.card.context_rules import ContextRules, ContextRulesError
+from tcccd.plugins.card.extract import CardReader
 from tcccd.wire.card_stage import EVENTS_TYPE, EXTRACT_TYPE, CardExtract
 from tcccd.wire.protocol import Message
 from tcccd.wire.validation import format_validation_error
@@ -25,7 +27,8 @@ IN_DATA_BYTES = 48 * 1024  # a body over this travels as JSON in the payload fra
 
 
 class CardParams(PluginParams):
-    pass
+    context_rules: Path | None = Field(None, description="the assertion rules (triggers, scopes, terminators) as "
+                                                         "YAML; null: the packaged profiles/card/context.yaml")
 
 
 class CardPlugin(Plugin):
@@ -35,11 +38,14 @@ class CardPlugin(Plugin):
     Params = CardParams
 
     def setup(self) -> None:
-        import text_to_num  # noqa: F401 - fail at setup, not on the first transcript, when the card extra is missing
+        try:
+            self.reader = CardReader(ContextRules.load(self.params.context_rules))
+        except ContextRulesError as exc:
+            raise PluginError(str(exc), code="bad_config") from None
 
     def warmup(self) -> None:
-        extract(CardExtract(text="Pulse 110.", request_id="warmup", source="client", utterance_ts=1.0,
-                            utc_offset_min=0, casualty=1))
+        self.reader.extract(CardExtract(text="Pulse 110.", request_id="warmup", source="client", utterance_ts=1.0,
+                                        utc_offset_min=0, casualty=1))
 
     def process(self, message: Message) -> Iterator[Message]:
         if message.type != EXTRACT_TYPE:
@@ -51,7 +57,7 @@ class CardPlugin(Plugin):
         except ValidationError as exc:
             raise PluginError("; ".join(format_validation_error(CardExtract, exc, where)),
                               code="bad_message") from None
-        result = extract(request)
+        result = self.reader.extract(request)
         body = result.model_dump(mode="json")
         if len(json.dumps(body)) <= IN_DATA_BYTES:
             yield message.reply(EVENTS_TYPE, body, final=True)

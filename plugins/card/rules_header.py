@@ -12,39 +12,67 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from tcccd.plugins.card.finding import Finding, said
-from tcccd.plugins.card.lexicon import EVAC_CATEGORIES, MOBILITY, NATO, choices
-from tcccd.plugins.card.sentences import Sentence, numbers_in
+from tcccd.plugins.card.clauses import HEAD
+from tcccd.plugins.card.finding import Finding, cut, said
+from tcccd.plugins.card.lexicon import EVAC_CATEGORIES, MEDICATIONS, MOBILITY, NATO, choices, pattern
+from tcccd.plugins.card.numbers import iter_numbers
+from tcccd.plugins.card.sentences import Sentence, first_number
 from tcccd.wire.card_events import Allergies, BattleRoster, Evacuation, LastFour, Mobility, Note, Responder
 
-_LEAD = r"\s*(?:(?:casualty|patient)\s+(?:number\s+)?\w+\s*)?(?:(?:is|as)\s+)?(?:(?:no|not)\s+)?"
+_LEAD = (r"\s*(?:(?:(?:first|second|third|fourth|fifth)\s+)?(?:casualty|patient)(?:\s+(?:number\s+)?\w+)?\s*)?"
+         r"(?:(?:he|she)(?:['’]s|\s+is)?\s+(?:an?\s+)?)?"
+         r"(?:(?:is|as)\s+)?(?:(?:no|not)\s+)?")
 _CATEGORY_ALONE = re.compile(_LEAD + r"(?:evac(?:uation)?\s+)?(?:category\s+|precedence\s+)?(?:is\s+)?(?P<v>"
                              + choices(EVAC_CATEGORIES) + r")(?:\s+(?:evac|evacuation|precedence))?\s*$")
-_CATEGORY_CUED = re.compile(r"\b(?:evac(?:uation)?\s+(?:category|precedence)|evac|precedence)\s+(?:is\s+)?(?P<v>"
+_CATEGORY_CUED = re.compile(r"\b(?:evac(?:uation)?\s+(?:category|precedence|cat|priority)|evac|precedence|category)\s+"
+                            r"(?:is\s+)?"
+                            r"(?P<v>"
                             + choices(EVAC_CATEGORIES) + r")\b")
 _MOBILITY_ALONE = re.compile(_LEAD + r"(?P<v>" + choices(MOBILITY) + r")\s*$")
-_LAST_FOUR = re.compile(r"\blast\s+(?:four|4)(?:\s+(?:is|digits|of))*\s*:?\s*")
-_ROSTER = re.compile(r"\bbattle\s+roster(?:\s+(?:number|#|is))*\s*:?\s*")
+_WALKS = re.compile(r"(?:\b(?:he|she|casualty|patient)\s*)?(?:(?:can|is\s+able\s+to|able\s+to)\s+walk|(?:is|['’]s)\s+"
+                    r"walking(?:\s+on\s+(?:his|her)\s+own)?|walking\s+on\s+(?:his|her)\s+own)\s*$")
+_LAST_FOUR = re.compile(r"\blast\s+(?:four|4)(?:\s+(?:is|are|digits|of))*[\s:,]*")
+_ROSTER = re.compile(r"\b(?:battle\s+roster|roster|zap)(?:\s+(?:number|#|is))*[\s:,]*")
 _ROSTER_TOKEN = re.compile(r"[a-z0-9-]+")
-_NKA = re.compile(r"\bno\s+known\s+(?:drug\s+)?allergies\b|\bnkda\b|\bnka\b")
-_ALLERGIC = re.compile(r"\ballergic\s+to\s+(?P<v>[^,]+)|\ballergies?(?:\s+to|\s*:)\s+(?P<w>[^,]+)")
-_RESPONDER = re.compile(r"(?i:\b(?:first\s+responder|responder|treated\s+by)(?:\s+is)?)\s+(?P<name>[A-Z][\w'-]*"
-                        r"(?:\s+[A-Z][\w'-]*)?)")
+_NKA = re.compile(r"\bno\s+known\s+(?:drug\s+)?allerg(?:ies|y)\b|\bnkda\b|\bnka\b|\bno\s+allergies\b|"
+                  r"\bdenies\s+(?:any\s+)?(?:known\s+)?(?:drug\s+)?allergies\b|"
+                  r"\ballergies\s*[,:]?\s*(?:none|nil|negative)\b|\ballergic\s+to\s+(?:nothing|none)\b")
+_ALLERGIC = re.compile(r"\b(?:allergic|allergy|allergies|sensitive|anaphylaxis|reaction|reacts|reacted)\s*"
+                       r"(?:to|:|are|include|includes|is)\s*")
+# "penicillin and sulfa allergies": the names said before the word
+_ALLERGEN_BEFORE = re.compile(r"\b((?:[a-z][\w'’-]*(?:\s*,\s*|\s+)){1,6})allerg(?:y|ies)\b")
+_NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|with|says|he|she|he's|she's|is|severe|"
+                           r"bad|mild|none|nil|negative|nkda|nka|nothing|denies|denied|reports|reported|got|have|"
+                           r"he['’]s\s+got|food|medication|medicine|other|also|documented|listed|possible|and|or)\b")
+_ALLERGEN_WORD = re.compile(r"[a-z][\w'’-]*|,")
+_LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&)\s*")
+_ALLERGEN_END = re.compile(r"\b(?:so|but|otherwise|which|that|who|per|according|since|because|nkda|nka)\b")
+_DRUG = pattern(MEDICATIONS)
+MAX_ALLERGIES = 200
+_RESPONDER = re.compile(r"(?i:\b(?:first\s+responder|responder|treated\s+by)(?:\s+name)?(?:\s+is)?)\s+"
+                        r"(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
 _RESPONDER_WORD = re.compile(r"\b(?:first\s+responder|responder|treated\s+by)\b", re.IGNORECASE)
 _NOTE = re.compile(r"\s*note\b[\s,:]*")
 
 
 def evacuation(s: Sentence) -> Iterator[Finding]:
+    """A category said alone in its slot clause or cued ("category priority"); litter or ambulatory said alone in
+    its slot clause or its assertion clause ("He's a litter patient, can't bear weight"), or "he can walk"."""
     for clause_start, clause_end in s.clauses:
         match = _CATEGORY_ALONE.match(s.lower, clause_start, clause_end) or _CATEGORY_CUED.search(
             s.lower, clause_start, clause_end)
         if match:
             yield Finding(Evacuation(category=EVAC_CATEGORIES[said(match, "v")]),
                           match.start("v"), match.end("v"), "evacuation")
+    seen = set()
+    for clause_start, clause_end in sorted({*s.clauses, *s.acts}):
         match = _MOBILITY_ALONE.match(s.lower, clause_start, clause_end)
-        if match:
-            yield Finding(Mobility(mobility=MOBILITY[said(match, "v")]),
-                          match.start("v"), match.end("v"), "mobility")
+        walks = _WALKS.match(s.lower, clause_start, clause_end)  # "he can walk": ambulatory
+        value = MOBILITY[said(match, "v")] if match else "ambulatory" if walks else None
+        if value is not None and value not in seen:
+            seen.add(value)
+            start, end = (match.start("v"), match.end("v")) if match else (walks.start(), walks.end())  # type: ignore[union-attr]
+            yield Finding(Mobility(mobility=value), start, end, "mobility")
 
 
 def last_four(s: Sentence) -> Iterator[Finding]:
@@ -60,7 +88,7 @@ def _digits_at(s: Sentence, at: int) -> tuple[str, int] | None:
     """The four digits said at `at` ('5567', or digit by digit as Whisper may write them: '5 5 6 7'); None when
     what follows is not four digits: a last four is never filled from a part of one."""
     digits, end = "", at
-    for number in numbers_in(s.text, at, s.end):
+    for number in iter_numbers(s.text, at, s.end):
         if number.start != end + (1 if digits else 0) or not number.digits or len(digits) >= 4:
             break
         digits, end = digits + number.digits, number.end
@@ -74,7 +102,7 @@ def battle_roster(s: Sentence) -> Iterator[Finding]:
         parts, end = [], match.end()
         for token in _ROSTER_TOKEN.finditer(s.lower, match.end(), clause_end):
             word = token.group()
-            number = next(iter(numbers_in(s.text, token.start(), token.end())), None)
+            number = first_number(s.text, token.start(), token.end())
             part = NATO.get(word) or (number.digits if number else None) or (word.upper() if word.isalnum() and any(
                 c.isdigit() for c in word) else None)
             if part is None:
@@ -82,17 +110,63 @@ def battle_roster(s: Sentence) -> Iterator[Finding]:
             parts.append(part)
             end = token.end()
         if parts:
-            yield Finding(BattleRoster(number="".join(parts)), match.start(), end, "battle_roster")
+            yield Finding(BattleRoster(number=cut("".join(parts), 32)), match.start(), end, "battle_roster")
 
 
 def allergies(s: Sentence) -> Iterator[Finding]:
+    """'No known allergies' / 'NKDA' / 'allergies, none' -> NKA; 'allergic to morphine and penicillin' -> 'morphine,
+    penicillin' (lower case, in the order said, up to the clause's end); 'penicillin allergy' -> 'penicillin'. Named
+    allergens win over a 'NKDA otherwise' said beside them. A list longer than the field is cut and marked."""
+    named: list[tuple[str, int, int]] = []
+    for match in _ALLERGIC.finditer(s.lower, s.start, s.end):
+        stop = _ALLERGEN_END.search(s.lower, match.end(), s.end)
+        listed = allergens(s.lower[match.end():stop.start() if stop else s.end])
+        if listed:
+            named += [(w, match.start(), match.end() + len(w)) for w in listed]
+            named[-1] = (named[-1][0], match.start(), s.lower.find(listed[-1], match.end()) + len(listed[-1]))
+    for match in _ALLERGEN_BEFORE.finditer(s.lower, s.start, s.end):
+        if not any(a <= match.start() < b for _, a, b in named):
+            named += [(w, match.start(), match.end()) for w in _listed_before(match.group(1))]
+    if named:
+        text = ", ".join(dict.fromkeys(w for w, _, _ in named))
+        yield Finding(Allergies(allergies=cut(text, MAX_ALLERGIES)), min(a for _, a, _ in named),
+                      max(b for _, _, b in named), "allergies")
+        return
     for match in _NKA.finditer(s.lower, s.start, s.end):
         yield Finding(Allergies(allergies="NKA"), match.start(), match.end(), "allergies.none_known")
         return
-    for match in _ALLERGIC.finditer(s.lower, s.start, s.end):
-        group = "v" if match.group("v") else "w"
-        said = s.text[match.start(group):match.end(group)].strip()
-        yield Finding(Allergies(allergies=said), match.start(), match.start(group) + len(said), "allergies")
+
+
+def _listed_before(words: str) -> list[str]:
+    """The allergens said before "allergy"/"allergies", last first read back to the first word that is none
+    ("he's got a latex allergy" -> latex; "penicillin and sulfa allergies" -> penicillin, sulfa)."""
+    found: list[list[str]] = [[]]
+    said = _ALLERGEN_WORD.findall(words)
+    listed = any(w in ("and", "or", "&") for w in said)  # "a, b and c"; "no antibiotics yet, penicillin" is none
+    for word in reversed(said):
+        if word == "," and not listed:
+            break
+        if word in (",", "and", "or", "&"):
+            found.append([])
+        elif _NOT_ALLERGEN.fullmatch(word):
+            break
+        else:
+            found[-1].insert(0, word)
+    return [" ".join(name) for name in reversed(found) if name]
+
+
+def allergens(words: str) -> list[str]:
+    """The allergens listed: the first part, then each further one while it reads as a name (three words at most,
+    no other clinical mention: "allergic to morphine, tourniquet left leg" lists morphine alone)."""
+    found: list[str] = []
+    for part in _LIST_SPLIT.split(words.strip(" .")):
+        part = " ".join(part.split())
+        if not part or _NOT_ALLERGEN.fullmatch(part):
+            continue
+        if found and (len(part.split()) > 3 or (HEAD.search(part) and not _DRUG.fullmatch(part))):
+            break
+        found.append(part)
+    return found
 
 
 def responder(s: Sentence) -> Iterator[Finding]:
@@ -113,4 +187,4 @@ def responder(s: Sentence) -> Iterator[Finding]:
 def notes(s: Sentence) -> Iterator[Finding]:
     match = _NOTE.match(s.lower, s.start, s.end)
     if match and match.end() < s.end:
-        yield Finding(Note(text=s.text[match.end():s.end].strip()), s.start, s.end, "note")
+        yield Finding(Note(text=cut(s.text[match.end():s.end].strip(), 2000)), s.start, s.end, "note")

@@ -5,13 +5,15 @@ the left leg", "left thigh" -> left leg; "both legs" -> two tourniquets). A
 tourniquet said again in the same sentence without a limb ("..., CAT
 tourniquet") is the same tourniquet and gives it its type. A limb tourniquet is
 an extremity tourniquet by definition; junctional and truncal only when said.
-A tourniquet whose limb was not said is kept with the limb blank.
+A tourniquet whose limb was not said is kept with the limb blank. A device
+named alone ("a second CAT was placed on the left thigh") is a tourniquet.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from tcccd.plugins.card.finding import Finding, regions, said, spanning
 from tcccd.plugins.card.lexicon import (
@@ -30,12 +32,17 @@ _DEVICE = pattern(TOURNIQUET_DEVICES)
 _CATEGORY = pattern(TOURNIQUET_CATEGORIES)
 _HEMOSTATIC = pattern(HEMOSTATIC)
 _PRESSURE = pattern(PRESSURE)
+_COUNTS = {"two": 2, "2": 2, "three": 3, "3": 3}
+_COUNT = re.compile(r"\b(two|2|three|3)\s+(?:\w+\s+)?$")
 
 
 
 def tourniquets(s: Sentence) -> Iterator[Finding]:
     found: list[Finding] = []
-    for mention in s.find(_TOURNIQUET):
+    mentions = list(s.find(_TOURNIQUET))
+    worded = {s.clause_of(m.start()) for m in mentions}
+    mentions += [m for m in s.find(_DEVICE) if s.clause_of(m.start()) not in worded]  # "a second CAT was placed"
+    for mention in sorted(mentions, key=lambda m: m.start()):
         clause_start, clause_end = s.clause_of(mention.start())
         device = next(s.find(_DEVICE, clause_start, clause_end), None)
         category = next(s.find(_CATEGORY, clause_start, clause_end), None)
@@ -44,13 +51,19 @@ def tourniquets(s: Sentence) -> Iterator[Finding]:
         if not limbs and found and found[-1].what.limb is not None:
             found[-1] = _merged(found[-1], device, category, spans)
             continue
+        count = _COUNT.search(s.lower, max(clause_start, mention.start() - 12), mention.start())
+        if count and said(mention).endswith("s") and len(limbs) == 1:  # "two tourniquets on the left leg"
+            limbs = limbs * _COUNTS[count.group(1)]
         for region in limbs or [None]:
             what = Tourniquet(limb=region.limb if region else None,
                               category=TOURNIQUET_CATEGORIES[said(category)] if category else (
                                   "extremity" if region else None),
                               device=TOURNIQUET_DEVICES[said(device)] if device else None)
             extra = [(region.start, region.end)] if region else []
-            found.append(spanning(what, "tourniquet.limb" if region else "tourniquet", *spans, *extra))
+            finding = spanning(what, "tourniquet.limb" if region else "tourniquet", *spans, *extra)
+            if region is not None and region is not limbs[0] and region.start > mention.start():
+                finding = replace(finding, head=(region.start, region.end))  # "... and right leg at 0910": its time
+            found.append(finding)
     yield from found
 
 

@@ -4,7 +4,11 @@ An injury is a kind of wound said with the body regions in the same clause
 ("shrapnel wounds to the right arm and face": two injuries); a region said
 before any kind belongs to the first kind ("bilateral lower leg amputations").
 A kind said with no region is kept with the region blank, except the bare words
-"wound" and "injury", which say nothing on their own. "possible"/"suspected" before a kind
+"wound" and "injury", and words that are a wound only with a body part
+("broken", "frag", "shot in the"), which say nothing on their own. A wound named
+as the place a treatment went ("packed the wound", "chest seal over the entry
+wound") is the treatment's site, not an injury reported; and a body word inside
+a device's name ("chest seal", "eye shield") is no region. "possible"/"suspected" before a kind
 makes it "suspected ...". The mechanism is only what was named: a wound's kind
 never implies a mechanism, except a gunshot wound, which is both.
 """
@@ -15,22 +19,63 @@ import re
 from collections.abc import Iterator
 
 from tcccd.plugins.card.finding import Finding, distinct, regions, said, spanning
-from tcccd.plugins.card.lexicon import GENERIC_INJURIES, HEDGES, INJURIES, MECHANISMS, pattern
+from tcccd.plugins.card.lexicon import (
+    BREATHING,
+    DEVICES_NAMED_FOR_A_PART,
+    FALL_FROM,
+    FALL_WORDS,
+    FLUIDS,
+    GENERIC_INJURIES,
+    HEDGES,
+    HEMOSTATIC,
+    HYPOTHERMIA,
+    INJURIES,
+    MECHANISMS,
+    MEDICATIONS,
+    NEEDS_REGION,
+    PRESSURE,
+    SITE_OF_CARE,
+    TOURNIQUET_WORDS,
+    alternation,
+    pattern,
+)
 from tcccd.plugins.card.sentences import Sentence
 from tcccd.wire.card_events import BurnExtent, Injury, Mechanism
 
 _MECHANISM = pattern(MECHANISMS)
+_DEVICE_WORDS = pattern(DEVICES_NAMED_FOR_A_PART)
+_TREATMENT = pattern([*TOURNIQUET_WORDS, *HEMOSTATIC, *PRESSURE, *BREATHING, *FLUIDS, *MEDICATIONS, *HYPOTHERMIA,
+                      "packed", "dressing", "bandage", "splint", "eye shield", "dressed", "bandaged", "covered",
+                      "sealed", "irrigated", "cleaned"])
 _INJURY = pattern(INJURIES)
-_HEDGE = re.compile(r"\b(" + "|".join(HEDGES) + r")\s+(?:\w+\s+){0,2}$")
+_EXPLOSIVES = ("IED", "grenade", "RPG", "mortar", "artillery", "landmine")
+_LANDMARK = re.compile(r"\b(?:above|below|proximal\s+to|distal\s+to|just\s+(?:above|below))\s+(?:the\s+|his\s+|her\s+)?"
+                       r"(?:(?:left|right)\s+)?$")
+_FALL = re.compile(alternation(FALL_WORDS) + r"(?:\s+(?:about|around|roughly|like|over|maybe|down|off|from|out|of|a|an|"
+                   r"the|his|her|into|onto|approximately|\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+                   r"fifteen|twenty|thirty|forty|fifty|\w+teen|or|to|flight|flights|story|stories|of\s+a|back|top|"
+                   r"side|edge)){0,6}?\s+" + alternation(FALL_FROM))
+_HEDGE = re.compile(r"\b(" + "|".join(HEDGES).replace(" ", r"\s+") + r")\s+(?:[\w']+\s+){0,4}$")
 _PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent)")
 _BURN_WORD = re.compile(r"\b(burns?|burned|tbsa|body surface area)\b")
-_PERCENT_ALONE = re.compile(r"\s*(?:about|approximately|roughly|around|estimated)?\s*\d+(?:\.\d+)?\s*(?:%|percent)"
+_PERCENT_ALONE = re.compile(r"\s*(?:(?:that['’]s|it['’]s|that\s+is|it\s+is|looks\s+like|i['’]d\s+(?:say|estimate|"
+                            r"guess)|maybe|about|approximately|roughly|around|estimated|an\s+estimated|call\s+it)\s+)*"
+                            r"\d+(?:\.\d+)?\s*(?:%|percent)"
                             r"(?:\s*(?:tbsa|total body surface area|body surface area))?\s*$")
 
 
 def mechanisms(s: Sentence) -> Iterator[Finding]:
-    for value, match in distinct(s, _MECHANISM, MECHANISMS):
+    """A mechanism named; not one shouted as a warning ("Grenade!")."""
+    if s.mark == "!":
+        return
+    found = list(distinct(s, _MECHANISM, MECHANISMS))
+    if any(value in _EXPLOSIVES for value, _ in found):  # "grenade blast": the blast is the grenade's
+        found = [(value, match) for value, match in found if value != "blast"]
+    for value, match in found:
         yield Finding(Mechanism(mechanism=value), match.start(), match.end(), "mechanism")
+    fall = next(s.find(_FALL), None)
+    if fall is not None and "fall" not in (value for value, _ in found):
+        yield Finding(Mechanism(mechanism="fall"), fall.start(), fall.end(), "mechanism.fall")
 
 
 def injuries(s: Sentence) -> Iterator[Finding]:
@@ -38,7 +83,15 @@ def injuries(s: Sentence) -> Iterator[Finding]:
         kinds = [m for m in s.find(_INJURY, clause_start, clause_end)]
         if not kinds:
             continue
-        places = regions(s, clause_start, clause_end)
+        devices = [(m.start(), m.end()) for m in s.find(_DEVICE_WORDS, clause_start, clause_end)]
+        treated = next(s.find(_TREATMENT, clause_start, clause_end), None) is not None
+        kinds = [k for k in kinds if not (treated and INJURIES[said(k)] in SITE_OF_CARE)]
+        places = [r for r in regions(s, clause_start, clause_end) if not any(a <= r.start < b for a, b in devices)]
+        sided = {r.part for r in places if r.side}  # "right thigh, entry and exit both on the thigh": one thigh
+        places = [r for r in places if r.side or r.part not in sided]
+        landmarks = [r for r in places if _LANDMARK.search(s.lower, max(clause_start, r.start - 30), r.start)]
+        if len(landmarks) < len(places):  # "right leg below the knee": the knee says where on the leg
+            places = [r for r in places if r not in landmarks]
         for i, kind in enumerate(kinds):
             until = kinds[i + 1].start() if i + 1 < len(kinds) else clause_end
             since = kind.start() if i else clause_start
@@ -47,7 +100,7 @@ def injuries(s: Sentence) -> Iterator[Finding]:
             for region in own:
                 yield spanning(Injury(region=region.name, injury=name), "injury.region",
                                (said_from, kind.end()), (region.start, region.end))
-            if not own and INJURIES[said(kind)] not in GENERIC_INJURIES:
+            if not own and INJURIES[said(kind)] not in GENERIC_INJURIES and said(kind) not in NEEDS_REGION:
                 yield Finding(Injury(region=None, injury=name), said_from, kind.end(), "injury")
 
 
@@ -56,7 +109,7 @@ def _kind_name(s: Sentence, kind: re.Match) -> tuple[str, int]:
     """The injury as the card writes it ('suspected fracture' for 'possible broken'), and where its words start."""
     name = INJURIES[said(kind)]
     hedge = _HEDGE.search(s.lower, max(s.clause_of(kind.start())[0], kind.start() - 40), kind.start())
-    return (f"{HEDGES[hedge.group(1)]} {name}", hedge.start()) if hedge else (name, kind.start())
+    return (f"{HEDGES[said(hedge, 1)]} {name}", hedge.start()) if hedge else (name, kind.start())
 
 
 def burn_extent(s: Sentence) -> Iterator[Finding]:

@@ -26,7 +26,7 @@ _HYPOTHERMIA = pattern(HYPOTHERMIA)
 _EYE_SHIELD = re.compile(r"\beye\s+shields?\b")
 _SPLINT = re.compile(r"\bsplint(?:s|ed|ing)?\b")
 _PILL_PACK = pattern(PILL_PACK)
-_WRAPPED = re.compile(r"\b(?:wrapped|covered|applied|placed|put|in\s+place|around)\b")
+_WRAPPED = re.compile(r"\b(?:wrapped|wrap|covered|applied|placed|put|in\s+place|around|on)\b")
 
 
 def airway(s: Sentence) -> Iterator[Finding]:

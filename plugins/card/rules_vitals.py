@@ -1,10 +1,13 @@
 """Section C signs: pulse (rate and where it was felt), blood pressure, respiratory rate, SpO2, AVPU, pain 0-10.
 
-A reading is a vital's word followed by its number ("pulse 110", "BP 120/80",
-"sats 92%", "pain seven out of ten"). A vital said without a number is reported
-as incomplete: the extractor keeps it only when negated ("no pulse in the left
-wrist", "denies pain"), and then only as a note. "responds to pain" is AVPU,
-never a pain score; "pulse ox" is saturation, never a pulse.
+A reading is a vital's word followed by its number, past the words a medic puts
+between ("pulse 110", "BP 120/80", "sats dropped to 82", "pulse ox reads eighty
+eight on room air", "pain's a six", "resp rate twenty", "HR 130"), in its own
+clause. A blood pressure palpated ("BP palp 90", "BP's eighty palp") or said with
+one number is the systolic alone. A vital said without a number is reported as
+incomplete: the extractor keeps it only as a note of something absent or failed
+("no pulse in the left wrist", "denies pain", "couldn't get a BP"). "responds to
+pain" is AVPU, never a pain score; "pulse ox" is saturation, never a pulse.
 """
 
 from __future__ import annotations
@@ -17,51 +20,99 @@ from tcccd.plugins.card.lexicon import (
     AVPU,
     BP_WORDS,
     PULSE_LOCATIONS,
+    PULSE_SITES,
     PULSE_WORDS,
     RR_WORDS,
     SPO2_WORDS,
     alternation,
     pattern,
 )
-from tcccd.plugins.card.sentences import Sentence, numbers_in
+from tcccd.plugins.card.sentences import Sentence, first_number
 from tcccd.wire.card_events import Avpu, BloodPressure, Pain, Pulse, RespiratoryRate, SpO2
 
-_FILLER = r"(?:\s+(?:is|was|of|at|now|about|around|approximately|rate|down\s+to|up\s+to))*[\s:]*"
+_FILLER = re.compile(r"(?:[\s:,]*\b(?:is|was|are|were|of|at|now|about|around|approximately|roughly|rate|still|reads?|"
+                     r"reading|dropped|dropping|down|up|to|came|went|climbing|holding|steady|present|palpable|strong|"
+                     r"weak|thready|only|just|a|an|been|has|had|on|room|air|by|palp|palpated|palpation|remains|"
+                     r"'s|’s|stable|improved|improving|back|sitting|running|measured|and|there|bounding|regular|"
+                     r"irregular|rapid|fast|slow|faint|fair|good|okay|ok|rate['’]s|shallow|labored|laboured|deep|"
+                     r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed)\b|['’]s\b)*[\s:,]*")
+_CLOCK = re.compile(r"\d{4}")  # four digits written: a clock time, never a reading
+_FROM_TO = re.compile(r"\s*(?P<was>\S+(?:\s+\S+){0,3}?)\s+(?:to|down\s+to|up\s+to)\s+")  # "from 120 to 90"
 _PULSE = re.compile(alternation(PULSE_WORDS) + r"(?!\s+ox)")
 _LOCATION = re.compile(r"(?:\b(left|right)\s+)?\b(" + "|".join(PULSE_LOCATIONS) + r")\b")
-_BP = re.compile(alternation(BP_WORDS) + _FILLER + r"(\d{2,3})\s*/\s*(\d{2,3})\b")
-_SYSTOLIC = re.compile(r"\bsystolic" + _FILLER + r"(\d{2,3})\b|\b(\d{2,3})\s+systolic\b")
+_SITE = re.compile(r"(?:\b(?:left|right)\s+)?" + alternation(PULSE_SITES) + r"(?!\s+pulses?\b)")
+_NUMBER_FIRST = re.compile(r"\s*(?:an?\s+)?$")  # "a hundred and twelve heart rate": the reading said first
+_OVER_PALP = re.compile(r"(?<![\w./])(\d{2,3})\s+over\s+(?:palp|palpation|palpated)\b")
+_BP = re.compile(alternation(BP_WORDS))
+_RATIO = re.compile(r"(\d{2,3})\s*/\s*(\d{2,3})\b")
+_PRESSURE = re.compile(r"(?<!blood\s)\bpressure\b")
+_TO_RATIO = re.compile(r"\s+(?:up\s+|down\s+)?to\s+(\d{2,3})\s*/\s*(\d{2,3})\b", re.IGNORECASE)
+_PALP = re.compile(r"\b(?:palp|palpated|palpation|palpable|by\s+palp(?:ation)?)\b")
+_SYSTOLIC = re.compile(r"\bsystolic\b")
 _RR = re.compile(alternation(RR_WORDS))
 _BREATHS = re.compile(r"(?<![\w.])(\d+)\s+breaths\s+(?:per|a)\s+minute")
 _SPO2 = pattern(SPO2_WORDS)
 _AVPU = pattern(AVPU)
 _PAIN = re.compile(r"(?<!\bto\s)(?<!\bfor\s)\bpain(?!ful|\s+(?:meds?|medication|management|control|relief))\b"
                    r"(?:\s+(?:score|scale|level))?")
-_ALERT_SUBJECT = re.compile(r"\b(?:is|he's|she's|patient|casualty|pt|remains|now|was|appears|awake)\s+$|"
-                            r"^\s*(?:casualty|patient)\s+\w+\s+$")
+_ALERT_SUBJECT = re.compile(r"\b(?:is|he's|she's|he’s|she’s|patient|casualty|pt|remains|now|was|appears|awake|"
+                            r"still)\s+$|^\s*(?:casualty|patient)\s+\w+\s+$")
 _ALERT_VERB = re.compile(r"\b(?:stay|be|keep|on|high|remain)\s+$")
-_NOT_AVPU_ALERT = re.compile(r"\s+(?:the|them|him|her|everyone|all|for|to|command|medevac)\b")
-_READING = re.compile(r"\b(?:pulse|bp|blood\s+pressure|sats?|spo2|respiratory\s+rate|respirations|rr|hr)\s+\d")
+_NOT_AVPU_ALERT = re.compile(r"\s+(?:the|them|him|her|everyone|all|for|to|command|medevac|qrf|platoon|team|"
+                             r"squad|us)\b")
+_READING = re.compile(r"\b(?:pulse|bp|blood\s+pressure|sats?|spo2|respiratory\s+rate|respirations|rr|hr|resps?|"
+                      r"pain)\s+\w")
+# how a casualty reacts, and to what: "groans to pain", "only moans to a sternal rub", "opens his eyes to his name"
+_REACTS = re.compile(r"\b(?:respond(?:s|ing)?|react(?:s|ing)?|withdraw(?:s|ing)?|moan(?:s|ing)?|groan(?:s|ing)?|"
+                     r"grimac(?:es|ing)|flinch(?:es|ing)?|localiz(?:es|ing)|opens\s+(?:his\s+|her\s+)?eyes)\s+"
+                     r"(?:only\s+)?to\s+(?P<to>pain|painful\s+stimul\w*|(?:a\s+)?sternal\s+rub|voice|verbal\w*|"
+                     r"(?:his|her)\s+name|commands|speech)\b")
+_VERBAL = ("voice", "verbal", "verbal stimuli", "verbal stimulus", "his name", "her name", "commands", "speech")
 _OUT_OF_TEN = re.compile(r"\s*(?:out\s+of\s+(?:10|ten)|of\s+(?:10|ten)|/\s*10)")
 
 
-def _number_after(s: Sentence, end: int) -> tuple[float, int, int] | None:
-    """The number said right after a vital's word, past filler words ('pulse is about 110')."""
-    filler = re.compile(_FILLER).match(s.lower, end, s.end)
+def _number_after(s: Sentence, end: int, until: int | None = None) -> tuple[float, int, int] | None:
+    """The number said right after a vital's word, past filler words ('pulse is about 110', 'sats dropped to 82',
+    'pulse ox reads eighty eight'), within its clause."""
+    until = s.clause_of(end)[1] if until is None else until
+    filler = _FILLER.match(s.lower, end, until)
     at = filler.end() if filler else end
-    number = next(iter(numbers_in(s.text, at, s.end)), None)
-    if number is None or number.start != at or number.value is None:
+    number = first_number(s.text, at, until)
+    if number is None or number.start != at or number.value is None or _CLOCK.fullmatch(s.text, number.start,
+                                                                                          number.end):
+        return None  # "denies pain, at 1140, ...": a clock time is no reading
+    moved = _FROM_TO.match(s.lower, number.start, until) if re.search(r"\bfrom\b", s.lower[end:at]) else None
+    later = first_number(s.text, moved.end(), until) if moved and moved.start("was") == number.start and \
+        moved.end("was") == number.end else None
+    if later is not None and later.start == moved.end() and later.value is not None:  # type: ignore[union-attr]
+        return later.value, later.start, later.end  # "pulse dropped from one twenty to ninety": now ninety
+    return number.value, number.start, number.end
+
+
+def _number_before(s: Sentence, start: int) -> tuple[float, int, int] | None:
+    """A reading said before its vital's word, alone at the head of its clause ("a hundred and twelve heart rate");
+    never four digits, a clock time ("0930 pulse 110")."""
+    clause_start = s.clause_of(start)[0]
+    number = first_number(s.text, clause_start, start)
+    if number is None or number.value is None or s.text[clause_start:number.start].strip(" ,") or \
+            _CLOCK.fullmatch(s.text, number.start, number.end) or \
+            not _NUMBER_FIRST.fullmatch(s.lower, number.end, start):
         return None
     return number.value, number.start, number.end
 
 
 def pulses(s: Sentence) -> Iterator[Finding]:
-    for match in s.find(_PULSE):
-        reading = _number_after(s, match.end())
+    """'pulse 110', 'HR 130', 'radial's weak, about a hundred and thirty', 'carotid only, rate's about one forty':
+    a pulse site said alone is the pulse felt there."""
+    worded = list(s.find(_PULSE))
+    clauses = {s.clause_of(w.start()) for w in worded}
+    sites = [m for m in s.find(_SITE)  # a site said with a worded pulse and no reading of its own is its location
+             if _number_after(s, m.end()) or s.clause_of(m.start()) not in clauses]
+    for match in sorted(worded + sites, key=lambda m: m.start()):
         clause_start, clause_end = s.clause_of(match.start())
-        following = [c for c in s.clauses if c[0] >= clause_end][:1]
-        where_end = following[0][1] if following and not numbers_in(s.text, *following[0]) else clause_end
-        where = next(s.find(_LOCATION, clause_start, where_end), None)
+        reading = _number_before(s, match.start()) or _number_after(s, match.end(), clause_end)
+        where = _LOCATION.search(s.lower, match.start(), match.end()) if match in sites else \
+            next(s.find(_LOCATION, clause_start, clause_end), None)
         spans = [(match.start(), match.end())]
         spans += [(reading[1], reading[2])] if reading else []
         spans += [(where.start(), where.end())] if where else []
@@ -71,17 +122,44 @@ def pulses(s: Sentence) -> Iterator[Finding]:
 
 
 def blood_pressures(s: Sentence) -> Iterator[Finding]:
-    for match in s.find(_BP):
-        yield Finding(BloodPressure(systolic=float(match.group(1)), diastolic=float(match.group(2))),
-                      match.start(), match.end(), "bp")
-    for match in s.find(_SYSTOLIC):
-        yield Finding(BloodPressure(systolic=float(match.group(1) or match.group(2)), diastolic=None),
-                      match.start(), match.end(), "bp.systolic")
+    """'BP 120/80'; a palpated pressure ('BP palp 90', 'BP's eighty palp') or one number alone is the systolic only;
+    'systolic 90' too."""
+    for match in _OVER_PALP.finditer(s.lower, s.start, s.end):  # "eighty-two over palp"
+        if not _BP.search(s.lower, *s.clause_of(match.start())):  # with its "BP", the BP's own reading below
+            yield Finding(BloodPressure(systolic=float(match.group(1)), diastolic=None), match.start(), match.end(),
+                          "bp.systolic")
+    for match in _PRESSURE.finditer(s.lower, s.start, s.end):  # "his pressure's 90/50": with its reading only
+        clause_end = s.clause_of(match.start())[1]
+        filler = _FILLER.match(s.lower, match.end(), clause_end)
+        ratio = _RATIO.match(s.text, filler.end() if filler else match.end(), clause_end)
+        if ratio:
+            yield spanning(BloodPressure(systolic=float(ratio.group(1)), diastolic=float(ratio.group(2))), "bp",
+                           (match.start(), match.end()), (ratio.start(), ratio.end()))
+    for match in [*s.find(_BP), *s.find(_SYSTOLIC)]:
+        clause_end = s.clause_of(match.start())[1]
+        filler = _FILLER.match(s.lower, match.end(), clause_end)
+        at = filler.end() if filler else match.end()
+        ratio = _RATIO.match(s.text, at, clause_end)
+        moved = ratio is not None and "from" in s.lower[match.end():at]
+        later = _TO_RATIO.match(s.text, ratio.end(), clause_end) if moved else None  # type: ignore[union-attr]
+        ratio = later or ratio  # "BP from 90/60 to 110/70": now 110/70
+        if ratio and _SYSTOLIC.match(s.lower, match.start()) is None:
+            yield spanning(BloodPressure(systolic=float(ratio.group(1)), diastolic=float(ratio.group(2))), "bp",
+                           (match.start(), match.end()), (ratio.start(), ratio.end()))
+            continue
+        reading = _number_after(s, match.end(), clause_end)
+        if reading is None:
+            yield Finding(BloodPressure(systolic=None, diastolic=None), match.start(), match.end(), "bp.incomplete")
+            continue
+        palp = _PALP.search(s.lower, match.end(), min(clause_end, reading[2] + 20))
+        extra = [(palp.start(), palp.end())] if palp else []
+        yield spanning(BloodPressure(systolic=reading[0], diastolic=None), "bp.systolic",
+                       (match.start(), match.end()), (reading[1], reading[2]), *extra)
 
 
 def respiratory_rates(s: Sentence) -> Iterator[Finding]:
     for match in s.find(_RR):
-        reading = _number_after(s, match.end())
+        reading = _number_before(s, match.start()) or _number_after(s, match.end())
         if reading:
             yield spanning(RespiratoryRate(rate=reading[0]), "rr", (match.start(), match.end()), reading[1:])
     for match in _BREATHS.finditer(s.lower, s.start, s.end):
@@ -90,7 +168,7 @@ def respiratory_rates(s: Sentence) -> Iterator[Finding]:
 
 def saturations(s: Sentence) -> Iterator[Finding]:
     for match in s.find(_SPO2):
-        reading = _number_after(s, match.end())
+        reading = _number_before(s, match.start()) or _number_after(s, match.end())
         if reading:
             percent = re.compile(r"\s*(?:%|percent)").match(s.lower, reading[2], s.end)
             end = percent.end() if percent else reading[2]
@@ -99,13 +177,15 @@ def saturations(s: Sentence) -> Iterator[Finding]:
 
 def avpu(s: Sentence) -> Iterator[Finding]:
     """"alert" is AVPU when said of the casualty ("he is alert", "patient alert and oriented") or among readings
-    ("pulse 120, alert"); "alert the team", "stay alert" are not."""
-    for match in s.find(_AVPU):
-        level = AVPU[said(match)]
+    ("pulse 120, alert"); "alert the team", "stay alert" are not. Every level said is reported, in order: the card
+    keeps the latest ("was alert, now responding to pain": P)."""
+    found = [(AVPU[said(m)], m) for m in s.find(_AVPU)]
+    found += [("V" if m.group("to") in _VERBAL else "P", m) for m in _REACTS.finditer(s.lower, s.start, s.end)
+              if not any(f.start() <= m.start() < f.end() for _, f in found)]
+    for level, match in sorted(found, key=lambda f: f[1].start()):
         if level == "A" and not _alert_of_casualty(s, match):
             continue
         yield Finding(Avpu(level=level), match.start(), match.end(), "avpu")
-        return
 
 
 def _alert_of_casualty(s: Sentence, match: re.Match) -> bool:

@@ -11,6 +11,7 @@ the number step's time rewrites are turned into spans of `text` too.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from tcccd.wire.card_events import HeardSpan
@@ -34,16 +35,16 @@ def _rewrites(spans: list[tuple[int, int, str]]) -> list[_Rewrite]:
     return placed
 
 
-def _back(pos: int, rewrites: list[_Rewrite], edge: str) -> int:
-    """A position of the output mapped to the input; inside a rewrite, to its start or end (`edge`)."""
-    shift = 0
-    for r in rewrites:
-        if pos < r.out_start or (edge == "end" and pos == r.out_start):
-            break
-        if pos < r.out_end or (edge == "end" and pos == r.out_end):
-            return r.in_start if edge == "start" else r.in_end
-        shift = r.in_end - r.out_end
-    return pos + shift
+def _back(pos: int, rewrites: list[_Rewrite], starts: list[int], edge: str) -> int:
+    """A position of the output mapped to the input; inside a rewrite, to its start or end (`edge`). `starts` are the
+    rewrites' output starts, in order (a binary search: an event's span maps in log time)."""
+    i = (bisect_right(starts, pos) if edge == "start" else bisect_left(starts, pos)) - 1
+    if i < 0:
+        return pos
+    r = rewrites[i]
+    if pos < r.out_end or (edge == "end" and pos == r.out_end):
+        return r.in_start if edge == "start" else r.in_end
+    return pos + r.in_end - r.out_end
 
 
 class Trail:
@@ -55,6 +56,8 @@ class Trail:
         self._numbers = [_rewrites([(n.start_char, n.end_char, n.written) for n in s.numbers]) for s in self.segments]
         self._corrections = [_rewrites([(c.start_char, c.end_char, c.term) for c in s.corrections])
                              for s in self.segments]
+        self._number_starts = [[r.out_start for r in rs] for rs in self._numbers]
+        self._correction_starts = [[r.out_start for r in rs] for rs in self._corrections]
 
     def heard(self, start: int, end: int) -> list[HeardSpan]:
         spans = []
@@ -64,8 +67,10 @@ class Trail:
             local_start, local_end = max(start - offset, 0), min(end - offset, len(segment.text))
             if local_start >= local_end:
                 continue
-            a = _back(_back(local_start, self._numbers[i], "start"), self._corrections[i], "start")
-            b = _back(_back(local_end, self._numbers[i], "end"), self._corrections[i], "end")
+            numbers, corrections = (self._numbers[i], self._number_starts[i]), (self._corrections[i],
+                                                                                 self._correction_starts[i])
+            a = _back(_back(local_start, *numbers, "start"), *corrections, "start")
+            b = _back(_back(local_end, *numbers, "end"), *corrections, "end")
             spans.append(HeardSpan(segment=i, start_char=a, end_char=b, text=segment.heard[a:b]))
         return spans
 

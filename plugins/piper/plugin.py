@@ -83,10 +83,9 @@ class PiperPlugin(Plugin):
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = params.threads or cpu_threads()
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        # Every sentence has its own length: ORT's memory pattern, planned per input shape and kept, grew the
-        # worker by +18.7% in 60 s of load (bench/reliability.py); alone, 369 -> 438 MiB over 110 random sentences,
-        # still stepping up. Without it 368 -> 387 MiB, flat (385-387) after the first 30, as many sentences in the
-        # same 200 s (2026-11-24, whole-voice session; the pieces' sessions take the same options).
+        # Every sentence has its own length: ORT's memory pattern, planned per input shape and kept, grows the
+        # worker with every new length (bench/reliability.py measures it: 369 -> 438 MiB over 110 random
+        # sentences with it, flat after the first 30 without); the pieces' sessions take the same options.
         options.enable_mem_pattern = False
         self._pieces = PiecewiseVoice.load(onnx_path, options, self.context.cache_dir)
         session = None if self._pieces else onnxruntime.InferenceSession(str(onnx_path), options,

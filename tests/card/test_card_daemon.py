@@ -42,12 +42,14 @@ def events_now(daemon) -> int:
 
 
 def cards_now(daemon, count: int, timeout_s: float = 20.0) -> set[str]:
-    """The card's fields once at least `count` events are in the log."""
+    """The card's fields once every journalled transcript went through the card stage and at least `count` events
+    are in the log."""
     deadline = time.monotonic() + timeout_s
     while True:
+        done = daemon.wait_for(lambda r: r["card"]["waiting"] == 0, timeout_s=timeout_s)["card"]["waiting"] == 0
         with daemon.client() as client:
             reply = client.call("card.get")
-        if reply.data["events"] >= count or time.monotonic() > deadline:
+        if (done and reply.data["events"] >= count) or time.monotonic() > deadline:
             return fields(CardsReply.cards_of(reply))
         time.sleep(0.1)
 

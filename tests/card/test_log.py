@@ -12,21 +12,23 @@ from pathlib import Path
 
 import pytest
 
-from tcccd.card.log import CardLog, UnknownEvent
+from tcccd.card.log import CardLog, Extracted, UnknownEvent
+from tcccd.plugins.card.context_rules import ContextRules
+from tcccd.plugins.card.extract import CardReader
 from tcccd.record.journal import JournalSettings, TranscriptJournal
 from tcccd.wire.card_events import Event, Review
-from tcccd.wire.card_stage import CardExtract
+from tcccd.wire.card_stage import CardExtract, Carry
 from tests.support.card_scenarios import segment
 
 REPO = Path(__file__).resolve().parents[2]
+READER = CardReader(ContextRules.load())
 
 
 def events_of(heard: str, journal_seq: int, casualty: int = 1) -> list[Event]:
-    from tcccd.plugins.card.extract import extract
-
     seg = segment(heard, [])
-    return extract(CardExtract(text=seg["text"], segments=[seg], journal_seq=journal_seq, request_id="r",
-                               source="mic", utterance_ts=1795511820.0, utc_offset_min=0, casualty=casualty)).events
+    return READER.extract(CardExtract(text=seg["text"], segments=[seg], journal_seq=journal_seq, request_id="r",
+                                      source="mic", utterance_ts=1795511820.0, utc_offset_min=0,
+                                      casualty=casualty)).events
 
 
 def test_events_and_reviews_round_trip_in_the_journal_file(tmp_path: Path) -> None:
@@ -100,3 +102,19 @@ def test_nothing_appended_is_lost_when_the_writer_is_killed(tmp_path: Path) -> N
     proc.wait()
     stored = {e.id for e in CardLog.open(tmp_path / "transcripts.sqlite3").events()}
     assert set(published) <= stored
+
+
+def test_a_log_written_before_the_carry_was_kept_opens_and_keeps_the_carry_from_then_on(tmp_path: Path) -> None:
+    path = tmp_path / "transcripts.sqlite3"
+    old = sqlite3.connect(str(path))
+    old.execute("CREATE TABLE card_extracted (journal_seq INTEGER PRIMARY KEY, casualty INTEGER NOT NULL, "
+                "events INTEGER NOT NULL, outcome TEXT NOT NULL)")
+    old.execute("INSERT INTO card_extracted VALUES (1, 2, 0, 'events')")
+    old.commit()
+    old.close()
+    log = CardLog.open(path)
+    assert log.last_extracted() == 1 and log.last_carry() == Carry()
+    log.append([], Extracted(2, 2, carry=Carry(correcting=True)))
+    assert log.last_carry().correcting
+    log.close()
+    assert CardLog.open(path).last_carry().correcting

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tcccd.card.log import CardLog
-from tcccd.card.mission_clock import MissionClock
+from tcccd.card.missions import MissionClock
 from tcccd.card.missions import events_of as mission_events
 from tests.card.test_log import events_of
 

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from tcccd.card.log import CardLog
 from tcccd.card.projection import Projector, project
-from tcccd.plugins.card.extract import extract
+from tcccd.plugins.card.context_rules import ContextRules
+from tcccd.plugins.card.extract import CardReader
 from tcccd.wire.card import CardSet
 from tcccd.wire.card_events import Event, Review
 from tcccd.wire.card_stage import CardExtract
@@ -21,6 +22,9 @@ from tests.support.card_scenarios import segment
 SPOKEN = [*CLINICAL, "Correction, pulse one ten.", "Correction, ketamine fifty milligrams IM.", "Casualty two.",
           "Back to casualty one.", "Next patient.", "Pulse seven hundred.", "Evac category routine.",
           "Pulse one twenty, BP one ten over seventy."]
+
+
+READER = CardReader(ContextRules.load())
 
 
 class Medic:
@@ -35,8 +39,9 @@ class Medic:
     def says(self, heard: str, clock_s: float = 1795511820.0) -> list[Event]:
         self.seq += 1
         seg = segment(heard, [])
-        result = extract(CardExtract(text=seg["text"], segments=[seg], journal_seq=self.seq, request_id="r",
-                                     source="mic", utterance_ts=clock_s, utc_offset_min=0, casualty=self.casualty))
+        result = READER.extract(CardExtract(text=seg["text"], segments=[seg], journal_seq=self.seq, request_id="r",
+                                            source="mic", utterance_ts=clock_s, utc_offset_min=0,
+                                            casualty=self.casualty))
         self.casualty = result.casualty
         stored = self.log.append(result.events)
         for event in stored:

@@ -44,11 +44,13 @@ def test_a_kit_without_a_speaker_reads_nothing_back_and_says_why_once(start_daem
     status showed one error per entry before)."""
     mic = {"name": "mic", "plugin": "capture", "params": {"device": "no-such-sound-card"}}
     piper = {"name": "piper", "plugin": "piper"}
-    daemon = start_daemon([*STAGES, mic, piper], {**ROUTES, "speak.play": ["piper", "mic"]})
-    daemon.wait_for(lambda r: r["state"] == "healthy", timeout_s=120)
+    daemon = start_daemon([*STAGES, mic, piper], {**ROUTES, "speak.play": ["piper", "mic"]},
+                          top={"card": {"readback_sources": ["mic", "client"]}})  # the test's words come as files
+    serving = lambda r: all(s["state"] == "ready" for s in r["stages"] if s["name"] != "mic")  # noqa: E731
+    daemon.wait_for(lambda r: r["state"] == "degraded" and serving(r), timeout_s=120)  # no microphone: degraded
     say(daemon, *SAID[:2])
     card = card_section(daemon, 3)
     assert card["readbacks"] == 0 and card["readback_errors"] == 0 and card["readbacks_not_played"] == 2, card
     assert card["readback_last_error"].startswith("no speaker: ")
-    report = daemon.wait_healthy()
+    report = daemon.wait_for(serving)
     assert not any("cannot play" in e["message"] for e in report["last_errors"]), report["last_errors"]

@@ -15,7 +15,7 @@ from tests.support.reply_examples import example
 def test_the_screen_shows_why_the_profile_is_capped_and_what_needs_attention():
     report = StatusReport.from_data(example("status"))
     screen = status_screen.render(report)
-    assert "HEALTHY" in screen and "(pid 4000, up 62 s)" in screen
+    assert "DEGRADED" in screen and "(pid 4000, up 62 s)" in screen  # a kit without its microphone
     assert "profile   training  (set by a client; battery 15%" in screen
     assert "requested field (capped:" in screen
     assert "battery   15% Discharging; mains off" in screen and "hottest tj-thermal 61.0 C" in screen
@@ -26,9 +26,23 @@ def test_the_screen_shows_why_the_profile_is_capped_and_what_needs_attention():
     assert "card      mission 1, casualty 2 current; 2 card(s), 14 events, 3 unconfirmed; read-backs 8 (1 failed: " \
            "stage" in screen
     row = next(line for line in screen.splitlines() if line.startswith("mic "))
-    assert row.split()[:6] == ["mic", "capture", "ready", "0", "0/16", "0"] and "12.5" in row and "44.0" in row
+    assert row.split()[:6] == ["mic", "capture", "degraded", "0", "0/16", "0"] and "12.5" in row and "44.0" in row
     assert "worker asr: exited (SIGKILL)" in screen
-    assert status_screen.exit_code(report) == status_screen.EXIT_HEALTHY
+    assert status_screen.exit_code(report) == status_screen.EXIT_DEGRADED
+
+
+def test_a_microphone_that_does_not_hear_says_why_and_names_its_rate():
+    data = example("status")
+    data["stages"][0]["plugin_health"].update(
+        capture="listening", no_device_reason=None, device_name="default", device_rate_hz=48000,
+        rate_source="sound server", recent_reopens=3, reopens=5,
+        degraded_reason="the audio stream stopped and was reopened 3 times in the last 60 s (last: no audio)")
+    screen = status_screen.render(StatusReport.from_data(data))
+    assert "capture   mic: listening on default at 48000 Hz (sound server), level -90.0 dBFS" in screen
+    assert "capture   mic: DEGRADED: the audio stream stopped and was reopened 3 times in the last 60 s" in screen
+    data["stages"][0]["plugin_health"].update(state="ready", degraded_reason=None)
+    healthy = status_screen.render(StatusReport.from_data({**data, "state": "healthy"}))
+    assert "DEGRADED" not in healthy and "at 48000 Hz (sound server)" in healthy
 
 
 def test_a_capture_stage_whose_health_failed_is_shown_as_unknown_not_a_crash():

@@ -38,6 +38,6 @@ def test_a_cap_present_at_start_is_applied_once_the_workers_are_ready(host_tree,
         assert "battery_percent reached 15%" in screen
         with proc.client() as client:
             assert {client.call(kind).data["beam_size"] for kind in ("echo_a", "echo_b")} == {BEAMS["training"]}
-            assert client.status()["profile"]["name"] == "training"
+            assert client.status().profile.name == "training"
     finally:
         proc.stop()

@@ -38,9 +38,9 @@ def test_a_forward_that_cannot_be_sent_ends_the_request_and_cancels_it_upstream(
     daemon.bind()
     ctx = zmq.Context()
     try:
-        for handle in daemon.supervisor.workers.values():
+        for handle in daemon.roster.handles():
             handle.state = WorkerState.READY  # as if both had said ready; only `first` is really there
-        links = daemon.supervisor.links
+        links = daemon.links
         worker = {}
         for role in ("data", "heartbeat"):
             worker[role] = ctx.socket(zmq.DEALER)
@@ -65,5 +65,5 @@ def test_a_forward_that_cannot_be_sent_ends_the_request_and_cancels_it_upstream(
         assert cancel.type == "cancel" and cancel.data["request_id"] == "r1"
     finally:
         ctx.destroy(0)
-        daemon.feed.use_journal(None)
+        daemon.journal.use(None)
         daemon.ctx.destroy(0)

@@ -43,9 +43,9 @@ def test_a_zeromq_client_cannot_pass_for_a_wyoming_connection(start_daemon):
 
     asyncio.run(scenario())
     with daemon.client() as client:
-        entries = client.call("transcripts.since", {}).data["transcripts"]
-    impostor_entries = [e for e in entries if e["request_id"] == "impostor"]
-    assert impostor_entries and {e["source"] for e in impostor_entries} == {"client"}
+        entries = client.transcripts_since()
+    impostor_entries = [e for e in entries if e.request_id == "impostor"]
+    assert impostor_entries and {e.source for e in impostor_entries} == {"client"}
 
 
 def test_a_bad_message_under_another_clients_open_id_is_answered_and_the_owner_goes_on(start_daemon):

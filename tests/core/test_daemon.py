@@ -87,7 +87,7 @@ def test_bad_request_gets_error_and_stage_keeps_serving(start_daemon):
         with pytest.raises(RequestFailed, match="cannot be sent"):
             client.call("echo", {"unencodable": True})
         assert client.call("echo", {"n": 1}).data["n"] == 1
-        report = client.status()
+        report = client.status().to_data()
     assert report["stages"][0]["restarts"] == 0
     assert "cannot be sent" in report["stages"][0]["last_error"]
 
@@ -130,7 +130,7 @@ def test_full_queue_answers_busy_and_loses_nothing_accepted(start_daemon):
                 outcomes[request_id] = list(client.replies(request_id, 10))[-1].data["n"]
             except RequestFailed as exc:
                 outcomes[request_id] = exc.code
-        report = client.status()
+        report = client.status().to_data()
     assert list(outcomes.values()) == [0, 1, "busy", "busy"]
     assert report["stages"][0]["busy_rejections"] == 2
 
@@ -169,7 +169,7 @@ def test_long_job_within_its_deadline_is_not_taken_for_a_hang(start_daemon):
     daemon.wait_healthy()
     with daemon.client() as client:
         assert client.call("echo", {"delay_s": 3.0, "n": 6}, deadline_s=10).data["n"] == 6
-        report = client.status()
+        report = client.status().to_data()
     assert report["stages"][0]["restarts"] == 0 and report["state"] == "healthy"
 
 
@@ -206,13 +206,13 @@ def test_profile_switch_reaches_plugins_and_subscribers(start_daemon, tmp_path: 
         events = client.subscribe(["profile"])
         time.sleep(0.3)
         assert client.call("echo").data["beam_size"] == 1
-        assert client.profile_set("training", "operator")["name"] == "training"
+        assert client.profile_set("training", "operator").name == "training"
         topic, event = events.next(5)
         assert topic == "profile" and event.data["name"] == "training"
         assert client.call("echo").data["beam_size"] == 5
         with pytest.raises(RequestFailed, match="beam_size: expected an integer >= 1, got 'five'"):
             client.profile_set("broken")
-        assert client.profile_get()["name"] == "training"
+        assert client.profile_get().name == "training"
 
 
 def test_worker_without_torch_never_imports_it(start_daemon):

@@ -78,7 +78,7 @@ def test_battery_steps_down_and_back_up(daemon) -> None:
 
         capacity(root, 90)
         time.sleep(1.0)
-        assert client.status()["profile"]["name"] == "training", "a cap lifts only after dwell_s"
+        assert client.status().profile.name == "training", "a cap lifts only after dwell_s"
         proc.wait_for(on_profile("emergency"), timeout_s=10)
         assert beams(proc) == {BEAMS["emergency"]}
     assert calls(root) == ["-m 2", "-m 0", "-m 2"]

@@ -1,10 +1,11 @@
-"""No call in the daemon's single-threaded loop waits on a worker's exit (issue 21).
+"""No call in the daemon's single-threaded loop waits on a worker's exit.
 
-A reload stopped the workers it replaced with `proc.wait` (5 s, then a kill and 5 s more) and the memory capper's
-`load` killed and waited on the worker it replaced, inside the loop: every client, heartbeat and deadline waited
-behind them. The slow-to-exit worker here is a frozen one (SIGSTOP): it never reads its shutdown, so the old loop
-waited the whole 5 s. Measured from outside, as a client sees it: `ping` round trips while the reload runs. The
-bound (1 s) is far below the old stall and far above a ping on a loaded 2-core box (a few ms).
+A reload that stopped the workers it replaced with `proc.wait` (5 s, then a kill and 5 s more), or a memory
+capper's `load` that killed and waited on the worker it replaced, inside the loop, would make every client,
+heartbeat and deadline wait behind them. The slow-to-exit worker here is a frozen one (SIGSTOP): it never reads its
+shutdown, so a waiting loop would stall the whole 5 s. Measured from outside, as a client sees it: `ping` round
+trips while the reload runs. The bound (1 s) is far below such a stall and far above a ping on a loaded 2-core box
+(a few ms).
 """
 
 from __future__ import annotations

@@ -64,10 +64,10 @@ def test_profile_a_plugin_refuses_is_rolled_back_everywhere(start_daemon, tmp_pa
             client.profile_set("seven")
         assert failure.value.code == "bad_profile"
         assert "rolled back" in str(failure.value) and "no beam-7 model installed" in str(failure.value)
-        assert client.profile_get()["name"] == "field"
+        assert client.profile_get().name == "field"
         assert client.call("a").data["beam_size"] == 1  # the worker that took it got its old parameters back
         assert client.call("b").data["beam_size"] == 1
-        picky_pid = next(s["pid"] for s in client.status()["stages"] if s["name"] == "picky")
+        picky_pid = next(s["pid"] for s in client.status().to_data()["stages"] if s["name"] == "picky")
     os.kill(picky_pid, signal.SIGKILL)
     daemon.wait_for(lambda r: all(s["state"] in ("ready", "degraded") and s["pid"] != picky_pid
                                   for s in r["stages"] if s["name"] == "picky"))

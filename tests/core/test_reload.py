@@ -70,8 +70,8 @@ def test_reload_reopens_the_journal_with_the_new_transcripts_section(start_daemo
         raw.send(header("stream", "after-reload", seq=1, final=True), b"")
         raw.collect(until=lambda: raw.finals("after-reload"))
     with daemon.client() as client:
-        entries = client.call("transcripts.since", {}).data["transcripts"]
-    assert [e["request_id"] for e in entries] == ["after-reload"]  # the new file holds it, and only it
+        entries = client.transcripts_since()
+    assert [e.request_id for e in entries] == ["after-reload"]  # the new file holds it, and only it
     assert (tmp_path / "state" / "mission-2.sqlite3").is_file()
     reload_with(daemon, lambda c: c.update(transcripts={"enabled": False}))
     daemon.wait_for(lambda r: r["transcripts"] is None)

@@ -20,7 +20,7 @@ import pytest
 from tcccd.wire.client import Subscription
 from tcccd.wire.model import undocumented
 from tcccd.wire.protocol import Message
-from tcccd.wire.replies import REPLIES, read_reply
+from tcccd.wire.replies import REPLIES, TranscriptsReply, read_reply
 from tests.support.daemon import REPO, SLOW
 from tests.support.rawclient import RawClient, header
 
@@ -80,6 +80,10 @@ def ask_everything(endpoint: str, slow_pid: int) -> dict[str, list[tuple[str, An
     for frames in raw.frames:  # every frame that came back, in order
         message = Message.from_frames(frames)
         replies.setdefault(message.id, []).append(checked(message))
+        if message.type == TranscriptsReply.TYPE:  # its transcripts travel in the payload, checked the same
+            entries = TranscriptsReply.entries_of(message)
+            assert all(undocumented(entry, "payload") == [] for entry in entries)
+            replies[message.id].append(("payload", entries))
     return replies
 
 
@@ -107,9 +111,10 @@ def test_every_reply_and_event_of_a_running_daemon_validates(start_daemon, host_
     assert codes == {"unknown": "bad_profile", "no-route": "no_route", "nothing": "bad_request",
                      "bad": "bad_message", "lost": "worker_lost"}
     assert replies["heard"][0][1].text == "3200 bytes heard" and replies["heard"][0][1].journal_seq is not None
-    [entry] = replies["since"][0][1].transcripts
+    assert replies["since"][0][1].count == 1 and not replies["since"][0][1].more
+    [entry] = replies["since"][1][1]
     assert entry.text == "3200 bytes heard" and entry.request_id == "heard"
     report = daemon.wait_for(lambda r: r["stages"][1]["state"] in ("ready", "degraded"))
     with daemon.client() as client:
-        typed = client.status_report()
+        typed = client.status()
     assert undocumented(typed) == [] and typed.to_data().keys() == report.keys()

@@ -74,7 +74,7 @@ def _healthy_client(endpoint: str, curve: CurveKeys) -> Client:
         except ConnectionError:
             time.sleep(0.2)
             continue
-        if client.status()["state"] == "healthy":
+        if client.status().state == "healthy":
             return client
         client.close()
         time.sleep(0.2)

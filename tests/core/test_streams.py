@@ -28,10 +28,10 @@ def test_ten_minutes_of_dictation_outlive_the_deadline_with_flat_memory(start_da
             if seq % 100 == 0:
                 raw.collect(quiet_s=0.0)
             if seq == chunks // 10:
-                early = _rss(client.status())
+                early = _rss(client.status().to_data())
         raw.send(header("stream", "dictation", seq=chunks, final=True), b"")
         raw.collect(until=lambda: raw.finals("dictation"))
-        late = _rss(client.status())
+        late = _rss(client.status().to_data())
     assert time.monotonic() - started > 1.0
     final = raw.final("dictation")
     assert final["type"] == "transcript" and final["data"]["heard_s"] == 600.0
@@ -80,7 +80,7 @@ def test_cancel_ends_a_stream_and_the_stage_forgets_it(start_daemon):
         raw.send(header("cancel", "nothing-open", final=True))
         raw.collect(until=lambda: raw.finals("nothing-open"))
         assert raw.final("nothing-open")["data"]["code"] == "bad_request"
-        assert client.status()["requests_in_flight"] == 0
+        assert client.status().requests_in_flight == 0
     assert report["state"] == "healthy"
 
 

@@ -25,7 +25,7 @@ def test_transcribe_file_and_live_stream_through_the_daemon(start_daemon, tmp_pa
     reply = json.loads(result.stdout)
     assert "medevac" in reply["text"].lower() and reply["segments"]
     with daemon.client(timeout_s=30) as client:
-        [entry] = client.call("transcripts.since").data["transcripts"]
+        [entry] = [e.to_data() for e in client.transcripts_since()]
     assert entry["text"] == reply["text"] and entry["segments"] == reply["segments"]
     assert all({"heard", "corrections", "numbers"} <= set(s) for s in entry["segments"]), "the journal lost the trail"
 

@@ -15,7 +15,7 @@ from tests.support.daemon import REPO
 
 SAMPLE = REPO / "tests" / "data" / "espeak-samples" / "medevac.wav"
 ASR = {"name": "asr", "plugin": "whisper", "max_queue": 512, "params": {"backend": "torch", "beam_size": 1}}
-MIC = {"name": "mic", "plugin": "capture", "params": {"latency_ms": 200, "retry_initial_s": 0.2, "retry_max_s": 1.0}}
+MIC = {"name": "mic", "plugin": "capture", "params": {"retry_initial_s": 0.2, "retry_max_s": 1.0}}
 ROUTES = {"transcribe": ["asr"], "stream": ["asr"], "capture.mute": ["mic"], "capture.unmute": ["mic"]}
 
 needs_pulse = pytest.mark.skipif(not pulse_available(), reason="needs pulseaudio (scripts/system-deps.sh)")
@@ -41,23 +41,19 @@ def capture_health(report: dict) -> dict:
 
 
 def sample_heard(client, subscription, pulse) -> list[dict]:
-    """The sample played into the microphone, and the transcripts of it. On the loaded 2-core CI machine ALSA's
-    pulse plugin once stopped the stream as the sample began (the stage reopened it at once, logged it and counted
-    it in `reopens`) and the words heard were "It'll catch you all day.": a reopen around the sample gets it played
-    once more, since this test is about the path, and the reopen is reported where an operator looks."""
-    for _ in range(2):
-        before = capture_health(client.status())["reopens"]
-        time.sleep(2.0)  # the device's first audio, and the SUB socket joining
-        pulse.play_file(SAMPLE).wait()
-        heard = mic_transcripts(subscription, 60)
-        if capture_health(client.status())["reopens"] == before:
-            break
+    """The sample played once into the microphone, and the transcripts of it (no second chance: a stream that
+    stopped around it lost words, which is the product's fault to fix, not the test's to hide)."""
+    time.sleep(2.0)  # the device's first audio, and the SUB socket joining
+    pulse.play_file(SAMPLE).wait()
+    heard = mic_transcripts(subscription, 60)
+    assert heard, f"nothing heard; the microphone: {capture_health(client.status().to_data())}"
     return heard
 
 
 @needs_pulse
-def test_microphone_to_subscriber_mute_unplug_and_the_journal(start_daemon):
-    with running_pulse() as pulse:
+@pytest.mark.parametrize("rate_hz", [48000, 44100], ids=["48k", "44k1"])
+def test_microphone_to_subscriber_mute_unplug_and_the_journal(start_daemon, rate_hz):
+    with running_pulse(rate_hz) as pulse:
         daemon = start_daemon([MIC, ASR], ROUTES, env={"PULSE_SERVER": pulse.server})
         daemon.wait_for(lambda r: r["state"] == "healthy" and capture_health(r).get("capture") == "listening",
                         timeout_s=180)
@@ -75,8 +71,10 @@ def test_microphone_to_subscriber_mute_unplug_and_the_journal(start_daemon):
             assert daemon.cli("unmute").returncode == 0
 
             pulse.stop()  # the headset is unplugged
-            daemon.wait_for(lambda r: capture_health(r)["capture"] == "no_device")
-            assert client.status()["state"] == "healthy"  # everything else keeps serving
+            unplugged = daemon.wait_for(lambda r: capture_health(r)["capture"] == "no_device")
+            # a kit without its microphone is not healthy, and says why; everything else keeps serving
+            assert unplugged["state"] == "degraded" and "no microphone" in capture_health(unplugged)["degraded_reason"]
+            assert next(s for s in unplugged["stages"] if s["name"] == "asr")["state"] == "ready"
             pulse.start()
             daemon.wait_for(lambda r: capture_health(r)["capture"] == "listening", timeout_s=60)
             assert "medevac" in " ".join(t["text"] for t in sample_heard(client, subscription, pulse)).lower()
@@ -102,8 +100,8 @@ def test_a_transcript_published_then_sigkill_is_in_the_journal_after_restart(sta
     record = json.loads(again.cli("transcripts", "--json", "--since", str(since)).stdout)
     assert [e["text"] for e in record] == [reply.data["text"]] and record[0]["source"] == "client"
     with again.client() as client:
-        missed = client.call("transcripts.since", {"since_ts": since})
-    assert [e["text"] for e in missed.data["transcripts"]] == [reply.data["text"]]
+        missed = client.transcripts_since(since_ts=since)
+    assert [e.text for e in missed] == [reply.data["text"]]
 
 
 def test_since_accepts_epoch_iso_and_ages_and_says_what_it_wants():

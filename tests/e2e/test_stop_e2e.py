@@ -1,7 +1,7 @@
 """Stopping tcccd while the microphone listens: it stops at once, and what was heard is transcribed and journalled.
 
-Before issue 21 the drain waited its whole drain_timeout_s for the microphone's stream, which never ends by itself
-(SIGTERM with only the microphone open took 10.5 s), then aborted it.
+The microphone's stream never ends by itself: a drain that waited for it would take its whole drain_timeout_s
+and then abort it, losing what was heard.
 """
 
 from __future__ import annotations
@@ -62,10 +62,9 @@ def test_sigterm_mid_dictation_journals_what_was_heard_without_waiting_out_the_d
 def test_words_heard_before_the_stop_reach_the_journal_when_the_daemon_lags(start_daemon) -> None:
     """On a loaded machine the daemon reads the microphone's chunks late; a SIGTERM comes before it has.
 
-    Stopped (SIGSTOP) while the medic speaks, the daemon finds the SIGTERM and the whole sentence waiting. Before,
-    it closed the microphone's stream first and dropped every chunk behind the close: the journal was empty (as in
-    the CI run of 2026-11-24). Now the capture worker closes its own stream after all it sent, and holds back the
-    end of its last 1 s chunk no more.
+    Stopped (SIGSTOP) while the medic speaks, the daemon finds the SIGTERM and the whole sentence waiting. A daemon
+    that closed the microphone's stream itself would drop every chunk behind the close and journal nothing; the
+    capture worker closes its own stream after all it sent, and holds back the end of its last 1 s chunk no more.
     """
     with running_pulse() as pulse:
         daemon = start_daemon([HOLDING_MIC, ASR], {"stream": ["asr"]}, env={"PULSE_SERVER": pulse.server},

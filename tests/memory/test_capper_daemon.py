@@ -46,7 +46,7 @@ def alerts(subscription: Any, count: int, timeout_s: float = 20.0) -> list[dict[
         event = subscription.next(timeout_s)
         if event is None:
             break
-        if event[1].data.get("source") == "memory":
+        if event[1].data.get("kind") == "memory":
             seen.append(event[1].data)
     return seen
 
@@ -86,10 +86,13 @@ def test_worker_past_its_share_is_asked_to_release(start_daemon) -> None:  # noq
         seen = alerts(events, 1)
     assert seen and seen[0]["action"] == "release" and seen[0]["targets"] == ["grower"]
     report = daemon.wait_for(lambda r: stage(r, "grower")["plugin_health"].get("releases", 0) >= 1)
-    assert stage(report, "grower")["plugin_health"]["cache_mb"] in (0, 40)  # 40: a request came after it
+    assert stage(report, "grower")["plugin_health"]["cache_mb"] in (0, 40)  # 40: the fourth grow came after it
     released = report["memory"]["workers"]["grower"]["last_release"]
     assert released["freed_bytes"] >= 100 * MIB and not released["errors"]
-    assert call(daemon, "grow").data["cache_mb"] == 40  # and it keeps serving
+    # It keeps serving, from an emptied cache: the capper may act after the third grow (the worker is past its
+    # share then) and the health snapshot may lag the fourth, so one or two grows refill it; none would give 200.
+    after = call(daemon, "grow").data
+    assert after["releases"] >= 1 and after["cache_mb"] in (40, 80)
 
 
 def test_pressure_climbs_the_ladder_to_refusal_and_back_without_losing_accepted_work(
@@ -107,7 +110,7 @@ def test_pressure_climbs_the_ladder_to_refusal_and_back_without_losing_accepted_
         with pytest.raises(RequestFailed) as refused:
             client.call("work")
         assert refused.value.reply.data["code"] == "busy" and refused.value.reply.data["reason"] == "memory"
-        assert client.profile_get()["name"] == "training"
+        assert client.profile_get().name == "training"
         hosts.write(root, "proc/pressure/memory", hosts.PSI_CALM)
         assert [a["action"] for a in alerts(events, 1)] == ["resume"]  # releases wait out their cooldown
         assert client.call("work").type == "echo"

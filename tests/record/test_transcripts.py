@@ -75,7 +75,7 @@ def test_retention_by_age_and_size(tmp_path: Path) -> None:
         journal.append(entry(f"utterance {i} " + "x" * 200, ts=now))
     journal.prune(now)
     texts = [e.text for e in journal.since(0.0)]
-    assert journal.size_bytes() <= 64 * 1024
+    assert journal.transcripts_bytes() <= 64 * 1024
     assert texts and texts[-1].startswith("utterance 599") and len(texts) < 600  # the oldest went first
 
 
@@ -96,27 +96,66 @@ def test_settings_refuse_a_path_as_file_name() -> None:
 
 
 def test_feed_journals_before_publishing_and_a_full_disk_is_loud_but_still_published(tmp_path: Path) -> None:
-    from tcccd.record.feed import TranscriptFeed
+    from tcccd.core.health import Alerts, RecentErrors
+    from tcccd.record.feed import JournalSlot, TranscriptFeed
     from tcccd.wire.protocol import Message
 
     journal = TranscriptJournal.open(tmp_path, JournalSettings())
-    published, errors = [], []
+    published, heard = [], []
+    recent = RecentErrors()
 
-    def publish(topic: str, message: Message) -> None:
-        in_journal = [e.text for e in journal.since(0.0)]
-        published.append((topic, message, in_journal))
+    class Events:  # the events socket: what a subscriber would receive, with what the journal held by then
+        def publish(self, topic: str, message: Message) -> None:
+            published.append((topic, message, [e.text for e in journal.since(0.0)]))
 
-    feed = TranscriptFeed(journal, publish, lambda: "field", lambda rid, text: errors.append(text))
+    class Field:  # the running profile
+        def name(self) -> str:
+            return "field"
+
+    class Listener:  # the card keeper's place: told after journal and publish
+        def heard(self, source: str, partial: bool, journal_seq: int | None) -> None:
+            heard.append((source, partial, journal_seq, len(published)))
+
+    events = Events()
+    feed = TranscriptFeed(JournalSlot(journal), events, Field(), Alerts(events, recent), [Listener()])
     reply = feed.final(Message("transcript", id="r1", data={"text": "TXA given", "start_s": 0.0, "end_s": 1.0}), "mic")
     [(topic, event, seen)] = published
     assert topic == "transcript" and seen == ["TXA given"]  # on disk before anyone heard of it
     assert event.data["source"] == "mic" and event.data["journal_seq"] == reply.data["journal_seq"] == 1
+    assert heard == [("mic", False, 1, 1)]  # the listener hears of it after it is journalled and published
 
     journal.db.execute(f"PRAGMA max_page_count={journal.db.execute('PRAGMA page_count').fetchone()[0]}")
     for i in range(100):
         feed.final(Message("transcript", id=f"r{i + 2}", data={"text": "x" * 2000}), "client")
-        if errors:
+        if recent.entries:
             break
     alerts = [m for t, m, _ in published if t == "alert"]
-    assert alerts and alerts[0].data["kind"] == "journal_full" and "NOT RECORDED" in errors[0]
+    assert alerts and alerts[0].data["kind"] == "journal_full" and "NOT RECORDED" in recent.entries[0]["message"]
     assert published[-1][0] == "transcript" and "journal_seq" not in published[-1][1].data  # still published
+
+
+def test_retention_keeps_what_the_card_has_not_read_and_the_card_log_is_not_counted(tmp_path: Path) -> None:
+    """The journal's size pruning counted the card tables and deleted transcripts the card had not extracted."""
+    from tcccd.card.log import CardLog, Extracted
+
+    journal = TranscriptJournal.open(tmp_path, JournalSettings(max_age_days=1.0, max_bytes=64 * 1024))
+    card = CardLog.open(journal.path)
+    now = time.time()
+    seqs = [journal.append(entry(f"utterance {i} " + "x" * 200, ts=now - 3 * 86400)) for i in range(400)]
+    card.append([], Extracted(seqs[99], 1))  # the card has read the first hundred
+    journal.prune(now)
+    kept = [e.seq for e in journal.since(0.0)]
+    assert kept == seqs[100:]  # old by age, but unread: kept
+    assert journal.held_for_card == 300 and journal.health()["held_for_card"] == 300
+    card.append([], Extracted(seqs[-1], 1))
+    journal.prune(now)
+    assert journal.since(0.0) == [] and journal.held_for_card == 0
+
+    big = "c" * 1000  # the card's own tables grow past the whole budget: no transcript goes for them
+    with card.db:
+        card.db.execute("CREATE TABLE card_notes_filler (x TEXT)")
+        card.db.executemany("INSERT INTO card_notes_filler VALUES (?)", [(big,) for _ in range(300)])
+    fresh = [journal.append(entry(f"new {i}", ts=now)) for i in range(20)]
+    card.append([], Extracted(fresh[-1], 1))
+    journal.prune(now)
+    assert journal.size_bytes() > 64 * 1024 and [e.seq for e in journal.since(0.0)] == fresh

@@ -8,7 +8,7 @@
 item (a limb, a drug, a vitals column: `HHMM` when the time was said, `~HHMM`
 for the clock minute of the utterances); a second item with the same key is
 `<key>#2`. An item's own line (no attribute) carries its main value, or `yes`
-when it has none; every other value said is a line of its own, its time
+when it has none (a dose said as a range is `2-3 mg`); every other value said is a line of its own, its time
 included. A field shown unconfirmed ends in ` (unconfirmed)`, so a flag missed or
 added counts as a wrong field. Lines compare without case.
 """
@@ -38,7 +38,7 @@ PLAIN_LISTS = {("b_injury", "mechanisms"): ("B", "mechanism", "mechanism"),
                ("f_medications", "eye_shields"): ("F", "eye_shield", "side"),
                ("f_medications", "splints"): ("F", "splint", "site"),
                ("f_medications", "pill_pack"): ("F", "pill_pack", None)}
-SKIP = {"kind", "blood", "drug_class", "unit"}
+SKIP = {"kind", "blood", "drug_class", "unit", "dose_to"}
 VITALS = ("pulse", "bp", "rr", "spo2", "avpu", "pain")
 
 
@@ -53,7 +53,9 @@ def _value(what: Any, attribute: str | None) -> str:
     if value is None:
         return "yes"
     if attribute in ("volume", "dose"):
-        return f"{number(value)} {what.unit}" if what.unit else number(value)
+        upto = getattr(what, "dose_to", None) if attribute == "dose" else None
+        amount = f"{number(value)}-{number(upto)}" if upto is not None else number(value)
+        return f"{amount} {what.unit}" if what.unit else amount
     return number(value) if isinstance(value, float) else str(value)
 
 

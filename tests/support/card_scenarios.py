@@ -92,6 +92,12 @@ def segment(heard: str, uncertain: list[str]) -> dict[str, Any]:
             "numbers": written.numbers, "uncertain": marks, "start_s": 0.0, "end_s": 3.0, "avg_logprob": -0.3}
 
 
+def reply_events(reply: Message) -> CardEvents:
+    """The stage's reply, from `data` or (a big one) its payload frame."""
+    assert reply.type == EVENTS_TYPE, reply.data
+    return CardEvents.model_validate_json(reply.payload) if reply.payload else CardEvents.model_validate(reply.data)
+
+
 class CardPipeline:
     """Final transcript -> card stage -> card log -> projection, one utterance at a time."""
 
@@ -100,6 +106,7 @@ class CardPipeline:
         self.log = CardLog.open(tmp_dir / "transcripts.sqlite3")
         self.projector = Projector()
         self.casualty = self.log.current_casualty()
+        self.carry: dict[str, Any] = {}  # what the last transcript left for the next (a pending correction...)
         self.journal_seq = 0
 
     def __enter__(self) -> CardPipeline:
@@ -114,17 +121,17 @@ class CardPipeline:
         self.journal_seq += 1
         data = {"text": seg["text"], "segments": [seg], "journal_seq": self.journal_seq, "request_id": "scenario",
                 "source": "client", "utterance_ts": utterance_ts, "utc_offset_min": utc_offset_min,
-                "casualty": self.casualty}
+                "casualty": self.casualty, "carry": self.carry}
         return Message(EXTRACT_TYPE, data=data, final=True)
 
     def update(self, message: Message) -> CardEvents:
         """The card update for one final transcript: rules, log append, projection."""
         [reply] = self.harness.request(message)
-        assert reply.type == EVENTS_TYPE, reply.data
-        result = CardEvents.model_validate(reply.data)
+        result = reply_events(reply)
         for event in self.log.append(result.events):
             self.projector.apply(event)
         self.casualty = result.casualty
+        self.carry = result.carry.model_dump(mode="json")
         return result
 
     def run(self, scenario: Scenario) -> None:

@@ -64,7 +64,7 @@ class DaemonProcess:
             assert self.proc.poll() is None, f"daemon exited: {self.log_path.read_text()[-3000:]}"
             try:
                 with Client(self.endpoint, timeout_s=2) as client:
-                    last = client.status()
+                    last = client.status().to_data()
                 if predicate(last):
                     return last
             except (ConnectionError, TimeoutError):

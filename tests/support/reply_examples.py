@@ -36,13 +36,14 @@ DROPPED = {"start_s": 5.0, "end_s": 9.5, "reason": "not_transcribed"}
 PROFILE = {"name": "training", "reason": "set by a client; battery 15% stayed <= 20% for 5 s", "since": 1.8e9,
            "requested": "field", "override_until": None, "cap": "training", "reading": "battery_percent", "value": 15.0}
 LATENCY = {"p50_ms": 12.5, "p95_ms": 30.1, "p99_ms": 44.0, "count": 512}
-CAPTURE_HEALTH = {"state": "ready", "plugin": "capture", "last_error": None, "errors": 0, "latency": LATENCY,
+CAPTURE_HEALTH = {"state": "degraded", "degraded_reason": "no microphone: unplugged", "plugin": "capture",
+                  "last_error": None, "errors": 0, "latency": LATENCY,
                   "health_error": None, "capture": "no_device", "device": "default", "muted": False,
                   "no_device_reason": "unplugged", "device_name": None, "device_rate_hz": None,
-                  "input_level_dbfs": -90.0, "input_peak_dbfs": -90.0, "clipping": False, "clipped_samples": 0,
-                  "overruns": 0, "reopens": 2, "echo": "gate", "playing": False, "gated_s": 0.0, "barge_ins": 0,
-                  "talk_overs": 0, "stream_id": None}
-STAGE = {"name": "mic", "plugin": "capture", "worker": "mic", "state": "ready", "pid": 4242, "restarts": 0,
+                  "rate_source": None, "input_level_dbfs": -90.0, "input_peak_dbfs": -90.0, "clipping": False,
+                  "clipped_samples": 0, "overruns": 0, "reopens": 2, "recent_reopens": 0, "echo": "gate",
+                  "playing": False, "gated_s": 0.0, "barge_ins": 0, "talk_overs": 0, "stream_id": None}
+STAGE = {"name": "mic", "plugin": "capture", "worker": "mic", "state": "degraded", "pid": 4242, "restarts": 0,
          "queue_depth": 0, "max_queue": 16, "dropped_audio_chunks": 0, "busy_rejections": 0, "last_error": None,
          "latency": LATENCY, "rss_bytes": 60_000_000, "peak_rss_bytes": 70_000_000, "plugin_health": CAPTURE_HEALTH}
 MEMORY = {"daemon_rss_bytes": 47_000_000, "total_rss_bytes": 107_000_000, "enabled": True,
@@ -58,7 +59,7 @@ MEMORY = {"daemon_rss_bytes": 47_000_000, "total_rss_bytes": 107_000_000, "enabl
                    "pressure_some_avg10": 0.0, "pressure_full_avg10": 0.0,
                    "cgroup": {"version": 2, "current_bytes": 100_000_000, "limit_bytes": None,
                               "working_set_bytes": 90_000_000}}}
-STATUS = {"version": "0.1.0", "pid": 4000, "uptime_s": 61.5, "state": "healthy", "profile": PROFILE,
+STATUS = {"version": "0.1.0", "pid": 4000, "uptime_s": 61.5, "state": "degraded", "profile": PROFILE,
           "stages": [STAGE], "requests_in_flight": 0, "memory": MEMORY,
           "endpoints": {"client": "tcp://127.0.0.1:7781", "events": "tcp://127.0.0.1:7782"},
           "counters": {"unreadable_messages": 0, "bad_messages": 1, "late_outputs": 0, "late_inputs": 0,
@@ -66,7 +67,7 @@ STATUS = {"version": "0.1.0", "pid": 4000, "uptime_s": 61.5, "state": "healthy",
           "last_errors": [{"ts": 1.8e9, "request_id": "r1", "message": "worker asr: exited (SIGKILL)"}],
           "transcripts": {"path": "/var/lib/tcccd/transcripts.sqlite3", "state": "failing", "appends": 3,
                           "failures": 1, "last_error": "transcript not written: database or disk is full",
-                          "size_bytes": 20480},
+                          "size_bytes": 20480, "held_for_card": 0},
           "sources": {"source_chunks": 100, "source_chunks_not_routed": 2, "open_streams": 1},
           "wyoming": {"uri": "tcp://127.0.0.1:10300", "listening": True, "failure": None,
                       "transcript_streaming": False, "security": "loopback only", "connections_open": 0,
@@ -82,7 +83,16 @@ STATUS = {"version": "0.1.0", "pid": 4000, "uptime_s": 61.5, "state": "healthy",
                         "power_w": 7.5, "hottest_zone": "tj-thermal", "hottest_c": 61.0, "source": "sysfs",
                         "enabled": True, "read_at": 1.8e9, "problems": []},
           "power_mode": {"current": "15W", "requested": "7W", "state": "needs_reboot",
-                         "detail": "7W changes the GPU's TPC mask: applies only at boot"}}
+                         "detail": "7W changes the GPU's TPC mask: applies only at boot"},
+          "tak": {"enabled": True, "destination": "tls://tak.example:8089", "connected": False,
+                  "line": "tak: not connected to tls://tak.example:8089 (ConnectionRefusedError: refused); retry in "
+                          "4 s; 1 queued", "error": "ConnectionRefusedError: refused", "queued": 1, "sent": 2,
+                  "position_source": "gpsd", "position_age_s": 1.5, "position_problem": None,
+                  "awaiting_confirmation": "nine line read back, waiting for 'send'"}}
+SEND = {"seq": 3, "uid": "tcccd-kit.casevac.0b1f2d0e-5a3c-4e8e-9a57-7c1c2b9f1a31", "mission": 1, "casualties": [1, 2],
+        "destination": "tls://tak.example:8089", "requested_ts": 1.8e9, "by": "medic", "via": "voice", "withheld": 2,
+        "summary": "Nine line for casualties one and two: urgent one, priority one, litter one.", "state": "sent",
+        "sent_ts": 1.8e9 + 0.2}
 TRANSCRIPT = {"text": "1 g TXA at 0915", "segments": [SEGMENT], "duration_s": 9.5,
               "timings_ms": {"decode_audio_ms": 2.0, "total_ms": 900.0}, "backend": "ctranslate2",
               "dropped": [DROPPED], "partial": False, "utterance": 0, "start_s": 0.0, "end_s": 9.5,
@@ -98,15 +108,12 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                          "reading": "battery_percent", "value": 15.0, "override_until": None,
                          "readings": {"battery_percent": 15.0, "hottest_c": None}},
     "transcript": TRANSCRIPT,
-    "transcripts": {"transcripts": [{"seq": 7, "ts": 1.8e9, "source": "mic", "profile": "field", "request_id": "r1",
-                                     "text": "1 g TXA at 0915", "confidence": 0.81, "segments": [SEGMENT]}]},
+    "transcripts": {"count": 1, "last_seq": 7, "more": False, "media_type": "application/json"},
     "audio": {"sentence": 2, "frames": 28, "duration_s": 2.5, "sample_rate_hz": 22050, "sentences": 2,
               "first_audio_ms": 160.0},
     "capture": {"capture": "muted", "muted": True, "device": "default"},
-    "alert": {"message": "speech from 5.0 s to 9.5 s of request r1 was not transcribed", "kind": "speech_dropped",
-              "source": "memory", "worker": "asr", "request_id": "r1", "start_s": 5.0, "end_s": 9.5,
-              "reason": "the decoder repeated one phrase", "action": "release", "targets": ["asr"], "ts": 1.8e9,
-              "used_bytes": 1, "budget_bytes": 2},
+    "alert": {"kind": "speech_dropped", "message": "speech from 5.0 s to 9.5 s of request r1 was not transcribed",
+              "request_id": "r1", "start_s": 5.0, "end_s": 9.5, "reason": "decoding_loop"},
     "error": {"code": "busy", "message": "tcccd is over its memory budget and takes no new work", "reason": "memory"},
     "cards": {"casualties": [1, 2], "events": 27, "mission": 1, "current_mission": 2, "media_type": "application/json"},
     "card.closed": {"mission": 1, "through_journal_seq": 40, "casualties": [1, 2], "by": "medic", "ts": 1.8e9,
@@ -115,9 +122,27 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                     "media_type": "application/json"},
     "card": {"casualty": 2, "cause": "events", "changed": ["j12.3", "j12.4"], "journal_seq": 12, "mission": 2,
              "media_type": "application/json"},
+    "card.send": {**SEND, "position_source": "gpsd", "link": "tak: connected to tls://tak.example:8089 since "
+                                                             "09:15:02; 0 queued"},
+    "card.sends": {"sends": [SEND], "link": "tak: connected to tls://tak.example:8089 since 09:15:02; 0 queued"},
 }
 
 
 def example(kind: str) -> dict[str, Any]:
     """A fresh copy of the example `data` of reply type `kind` (tests may change it)."""
     return copy.deepcopy(EXAMPLES[kind])
+
+ALERTS = {  # one example of each alert kind, every field set
+    "journal_full": {"kind": "journal_full", "message": "TRANSCRIPT NOT RECORDED: disk full", "request_id": "r1"},
+    "speech_dropped": EXAMPLES["alert"],
+    "card_skipped": {"kind": "card_skipped", "message": "CARD: transcript 3 is not on the card", "request_id": "r3",
+                     "reason": "the card stage refused it (bad_message)"},
+    "talk_over": {"kind": "talk_over", "message": "the medic spoke over the kit's read-back (mic)", "worker": "mic"},
+    "worker_lost": {"kind": "worker_lost", "message": "worker asr: killed by signal SIGKILL", "worker": "asr"},
+    "stage_degraded": {"kind": "stage_degraded", "message": "stage mic is degraded: no microphone", "worker": "mic",
+                       "reason": "no microphone: no audio device named 'default'"},
+    "stage_recovered": {"kind": "stage_recovered", "message": "stage mic works again", "worker": "mic",
+                        "reason": "no microphone: no audio device named 'default'"},
+    "memory": {"kind": "memory", "message": "memory capper: release asr: over budget", "action": "release",
+               "targets": ["asr"], "reason": "over budget", "ts": 1.8e9, "used_bytes": 1, "budget_bytes": 2},
+}

@@ -115,7 +115,7 @@ def test_daemon_runs_under_the_units_filter(tmp_path: Path) -> None:
             audio = [m for m in client.speak("Hello.", deadline_s=60) if m.payload]
             assert audio and sum(len(m.payload) for m in audio) > 1000
             events = client.subscribe(["profile"])
-            assert client.profile_set("training")["name"] == "training"
+            assert client.profile_set("training").name == "training"
             assert events.next(10) is not None, "events reach a subscriber over loopback TCP"
         proc.send_signal(signal.SIGHUP)
         assert "2/2 plugins ready" in systemd.wait_for("READY")["STATUS"]

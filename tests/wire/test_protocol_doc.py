@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from tcccd.wire import reference
+from tcccd.wire.alerts import KINDS
 from tcccd.wire.errors import ERROR_CODES, ErrorReply
 from tcccd.wire.messages import REQUESTS, check_request
 from tcccd.wire.protocol import Message
@@ -40,13 +41,14 @@ def documented_fields(doc: str) -> dict[str, set[str]]:
 def all_models() -> dict[str, type[BaseModel]]:
     """Every model the protocol is made of: requests, replies, and the parts they contain."""
     found: dict[str, type[BaseModel]] = {}
-    todo: list[type[BaseModel]] = [*REQUESTS.values(), *REPLIES.values(), CaptureHealth]
+    todo: list[type[BaseModel]] = [*REQUESTS.values(), *REPLIES.values(), CaptureHealth, *KINDS.values()]
     while todo:
         model = todo.pop()
         if model.__name__ in found:
             continue
         found[model.__name__] = model
         todo += [p for field in model.model_fields.values() for p in reference._parts(field.annotation)]
+        todo += getattr(model, "PAYLOAD_PARTS", ())  # what a reply carries in its payload
     return found
 
 
@@ -116,7 +118,8 @@ def test_every_request_type_in_the_doc_is_validated_and_round_trips():
                 "capture.mute": {}, "capture.unmute": {}, "transcripts.since": {"since_ts": 0, "after_seq": 3,
                                                                                 "limit": 10},
                 "card.get": {"casualty": 2, "mission": 1}, "card.confirm": {"event": "j12.3", "by": "tablet-2"},
-                "card.reject": {"event": "j12.4"}, "card.close": {"by": "medic"}}
+                "card.reject": {"event": "j12.4"}, "card.close": {"by": "medic"},
+                "card.send": {"casualty": 1, "by": "medic"}, "card.sends": {"mission": 1}}
     assert _doc_request_types() == set(examples) == set(REQUESTS)
     for kind, data in examples.items():
         message = Message(kind, data=data, final=True)

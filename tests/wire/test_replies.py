@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
+from tcccd.wire.alerts import KINDS, Alert
 from tcccd.wire.errors import ERROR_CODES, ErrorReply
 from tcccd.wire.model import ReplyInvalid, undocumented
 from tcccd.wire.protocol import Message
 from tcccd.wire.replies import REPLIES, Transcript, read_reply
-from tcccd.wire.status import CaptureHealth, StatusReport
-from tests.support.reply_examples import EXAMPLES, example
+from tcccd.wire.status import CaptureHealth, StatusReport, read_plugin_health
+from tests.support.reply_examples import ALERTS, EXAMPLES, example
 
 
 def unset(model: BaseModel, path: str = "data") -> list[str]:
@@ -38,7 +39,24 @@ def test_every_reply_type_survives_the_wire(kind):
     back = Message.from_frames(sent.to_frames())
     assert back.type == kind and back.id == "r1" and back.stream == "s"
     assert back.data == example(kind)  # what was set is what arrives: nothing added, nothing lost
-    assert read_reply(back) == model and undocumented(read_reply(back)) == []
+    typed = read_reply(back)
+    assert typed.to_data() == example(kind) and undocumented(typed) == []
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_alert_kind_has_its_model_and_survives_the_wire(kind):
+    assert set(ALERTS) == set(KINDS)
+    sent = Message.event(KINDS[kind].from_data(ALERTS[kind]))
+    typed = read_reply(Message.from_frames(sent.to_frames()))
+    assert type(typed) is KINDS[kind] and typed.to_data() == ALERTS[kind]
+    assert unset(typed) == [] and undocumented(typed) == []
+
+
+def test_an_alert_of_a_kind_this_version_does_not_know_is_still_read():
+    typed = read_reply(Message("alert", data={"kind": "gps_lost", "message": "no fix", "satellites": 0}))
+    assert type(typed) is Alert and typed.kind == "gps_lost" and typed.model_extra == {"satellites": 0}
+    with pytest.raises(ReplyInvalid, match="alert of kind 'talk_over'.*worker"):
+        read_reply(Message("alert", data={"kind": "talk_over", "message": "?"}))
 
 
 def test_absent_fields_stay_absent_on_the_wire():
@@ -89,3 +107,14 @@ def test_an_error_code_outside_the_documented_list_is_refused_where_it_is_made()
 
 def test_a_custom_stage_type_has_no_reply_model():
     assert read_reply(Message("echo", data={"n": 1})) is None
+
+
+def test_a_stage_health_is_read_as_its_plugins_model_and_a_broken_one_says_why():
+    capture = read_plugin_health({"plugin": "capture", "state": "degraded", "capture": "no_device",
+                                  "degraded_reason": "no microphone", "talk_overs": 2, "model": "x"})
+    assert isinstance(capture, CaptureHealth) and capture.talk_overs == 2 and capture.fact("model") == "x"
+    assert capture.to_data()["degraded_reason"] == "no microphone"
+    other = read_plugin_health({"plugin": "whisper", "backend": "onnxruntime"})
+    assert type(other).__name__ == "PluginHealth" and other.fact("backend") == "onnxruntime"
+    broken = read_plugin_health({"plugin": "capture", "talk_overs": "many"})
+    assert broken.state is None and "plugin_health.talk_overs" in (broken.health_error or "")

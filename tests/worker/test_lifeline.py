@@ -1,7 +1,8 @@
-"""A worker never outlives its daemon and ends soon after SIGTERM, wherever its main thread is (issue 21).
+"""A worker never outlives its daemon and ends soon after SIGTERM, wherever its main thread is.
 
-Before the lifeline a SIGTERM only set a flag that the serve loop read: a worker inside a plugin that does not
-return never read it, so neither a SIGTERM nor the daemon's death (PR_SET_PDEATHSIG sends SIGTERM) ended it.
+A SIGTERM that only set a flag for the serve loop would never be read by a worker inside a plugin that does not
+return, so neither a SIGTERM nor the daemon's death (PR_SET_PDEATHSIG sends SIGTERM) would end it: the lifeline's
+own thread acts on both.
 """
 
 from __future__ import annotations

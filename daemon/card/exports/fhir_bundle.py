@@ -11,12 +11,16 @@ Provenance, Bundle) has the same elements in R4 and R4B; an R4 server reads it.
 Per casualty: a Patient (identifiers only when the medic said them), an
 Encounter (class field; the evacuation category said as its priority, the
 mechanisms said as its reasons), a Condition per injury, an Observation per
-vital sign, a Procedure per intervention, a MedicationAdministration per drug,
-fluid or blood product, and for every one of these a Provenance: when it was
-recorded, by which rule, and the transcript and words it came from (what the
-record says and what was heard). Negated findings and notes are not exported as
-resources: they are on the JSON and printed cards. Ids are stable UUIDs derived
-from the events, so the same log gives the same bundle.
+vital sign, burn extent and litter/ambulatory, an AllergyIntolerance per
+allergen (or no known allergy), a Procedure per intervention, a
+MedicationAdministration per drug, fluid or blood product (tcccd.card.exports.
+fhir_resources, fhir_header), the first responder as a Practitioner (the
+treatments' performer), and for every one of these a Provenance: when it was
+recorded, by which rule (and by whom: the first responder as its author), and
+the transcript and words it came from (what the record says and what was heard).
+Negated findings and notes are not exported as resources: they are on the JSON
+and printed cards. Ids are stable UUIDs derived from the events, so the same log
+gives the same bundle.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from tcccd.card.exports import fhir_header as fh
 from tcccd.card.exports import fhir_resources as fr
 from tcccd.wire.card import Card, CardSet, Entry
 
@@ -59,6 +64,17 @@ def _casualty(card: Card, offset: int, exported_ts: float) -> list[dict[str, Any
         (patient, _patient(card), [e for e in (card.a_header.battle_roster, card.a_header.last_four) if e]),
         (encounter, _encounter(card, patient), [e for e in (card.a_header.evac_category, *card.b_injury.mechanisms)
                                                 if e])]
+    responder = fh.practitioner(card)
+    performer = {"performer": [{"actor": {"reference": _url(card.casualty, "responder")}}]} if responder else {}
+    if responder:
+        made.append((_url(card.casualty, "responder"), responder[0], responder[1]))
+    a, b = card.a_header, card.b_injury
+    if a.allergies is not None:
+        made += [(_url(card.casualty, a.allergies.event.id, i), r, [a.allergies])
+                 for i, r in enumerate(fh.allergies(a.allergies, refs, offset))]
+    for entry, make in ((a.mobility, fh.mobility), (b.burn_extent, fh.burn_extent)):
+        if entry is not None:
+            made.append((_url(card.casualty, entry.event.id), make(entry, refs, offset), [entry]))
     made += [(_url(card.casualty, e.event.id), fr.condition(e, refs), [e]) for e in card.b_injury.injuries]
     for column in card.c_vitals:
         for kind in ("pulse", "bp", "rr", "spo2", "avpu", "pain"):
@@ -68,15 +84,18 @@ def _casualty(card: Card, offset: int, exported_ts: float) -> list[dict[str, Any
     e, f = card.e_treatments, card.f_medications
     for entry in [*card.b_injury.tourniquets, *e.hemorrhage, *e.airway, *e.breathing, *e.access, *f.hypothermia,
                   *f.eye_shields, *f.splints]:
-        made.append((_url(card.casualty, entry.event.id), fr.procedure(entry, refs, offset), [entry]))
+        made.append((_url(card.casualty, entry.event.id), {**fr.procedure(entry, refs, offset), **performer},
+                     [entry]))
     for entry in [*e.fluids, *f.medications, *f.pill_pack]:
-        made.append((_url(card.casualty, entry.event.id), fr.administration(entry, _context(refs), offset), [entry]))
+        made.append((_url(card.casualty, entry.event.id),
+                     {**fr.administration(entry, _context(refs), offset), **performer}, [entry]))
+    author = _url(card.casualty, "responder") if responder else None
     out = []
     for url, resource, sources in made:
         out.append({"fullUrl": url, "resource": {"id": url[9:], **resource}})
         provenance = _url(url, "provenance")
         out.append({"fullUrl": provenance, "resource": {"id": provenance[9:],
-                                                        **_provenance(url, sources, offset, exported_ts)}})
+                                                        **_provenance(url, sources, offset, exported_ts, author)}})
     return out
 
 
@@ -109,14 +128,20 @@ def _encounter(card: Card, patient: str) -> dict[str, Any]:
     return resource
 
 
-def _provenance(target: str, sources: list[Entry], offset: int, exported_ts: float) -> dict[str, Any]:
-    """Who made the resource (tcccd's card rules, named), when, and from which transcript and words; a resource
-    made of no words (a Patient nobody named) was recorded when the bundle was made."""
+def _provenance(target: str, sources: list[Entry], offset: int, exported_ts: float,
+                author: str | None) -> dict[str, Any]:
+    """Who made the resource (tcccd's card rules, named; the first responder said on the card as its author), when,
+    and from which transcript and words; a resource made of no words (a Patient nobody named) was recorded when the
+    bundle was made."""
     rules = sorted({e.event.rule for e in sources})
     recorded = max((e.event.time.logged_ts for e in sources), default=exported_ts)
     agents = [{"type": {"coding": [{"system": "http://terminology.hl7.org/CodeSystem/provenance-participant-type",
                                     "code": "assembler"}]},
                "who": {"display": "tcccd card stage" + (f", rules {', '.join(rules)}" if rules else "")}}]
+    if author is not None and author != target:
+        agents.append({"type": {"coding": [{"system": "http://terminology.hl7.org/CodeSystem/"
+                                                      "provenance-participant-type", "code": "author"}]},
+                       "who": {"reference": author}})
     if any(e.status == "confirmed" for e in sources):
         agents.append({"type": {"coding": [{"system": "http://terminology.hl7.org/CodeSystem/"
                                                       "provenance-participant-type", "code": "verifier"}]},

@@ -63,7 +63,10 @@ def dtw(cost_matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         cumulative = np.concatenate([[0.0], np.cumsum(x)])
         cost[i, 1:] = cumulative[1:] + np.minimum.accumulate(entry - cumulative[1:])
         left = cost[i, :-1]
-        trace[i, 1:] = np.where((diagonal < up) & (diagonal < left), 0, np.where((up < diagonal) & (up < left), 1, 2))
+        # openai's preference (diagonal, then up, each only when strictly least; else left), except that a tie
+        # above that is less than left takes the diagonal: the step must be the one the cost came from
+        above = np.where(up < diagonal, 1, 0)
+        trace[i, 1:] = np.where(np.minimum(diagonal, up) < left, above, 2)
     path = []
     i, j = n, m
     while i > 0 or j > 0:

@@ -41,7 +41,7 @@ OVERLAPPED = "overlaps a rewrite the audio supports better"
 @dataclass(frozen=True)
 class ReviewSettings:
     """Margins in nats of the segment's total log-probability, chosen on tests/data/asr/tune.txt only
-    (bench/asr_review_tuning.py: espeak-ng and Piper readings, 2026-11-24).
+    (bench/asr_review_tuning.py, on espeak-ng and Piper readings of it).
 
     vocabulary: right proposals scored -0.8 to -12.1 below the heard words (one at -18.8); wrong ones (FAST1,
     9-line, chest seal, 'turn the kit bag' -> Tourniquet, 'kilogram' -> 'per kilogram') -13.3 to -29.9. The margin
@@ -53,7 +53,7 @@ class ReviewSettings:
     and 20% of wrong ones (1127 right, 261 wrong).
     twin: 18 numbers with a sound-alike twin on tune, one a confusion (0950 heard for 'zero nine fifteen', its
     twin 0915 scored 1.25 below it); 3 nats past it: 4.25, which also doubts 3 right numbers (two 0915 at 2.8 and
-    3.0, a '50 mg' at 3.7) and none of the 14 others (bench/asr_review_tuning.py, 2026-11-25).
+    3.0, a '50 mg' at 3.7) and none of the 14 others (bench/asr_review_tuning.py).
     form: 3 numbers in a form nobody says on tune have a reading from their digits (bench/asr_form_tuning.py):
     '28th' -> 28 scored 0.48 above what was heard (right), 'zero 930' -> 0930 4.37 below (right), '0.515' -> 0515
     2.99 below (wrong: 'zero nine fifteen' was said). 3 nats short of the wrong one: 0 (from -0.01): a reading is

@@ -194,8 +194,8 @@ def _changes_form(last_heard: str, term: str) -> bool:
     casualty / casualties), or the heard word carries a past tense the term drops (requested -> request).
 
     A correction is for a word the model misheard, never for the form of one it heard: "patient is hypothermic"
-    rewritten to "hypothermia" and "wound packed" to "wound packing" said what the medic did not (issue 22's
-    count of invented terms; seen on medical_eval, so that set no longer measures this rule blind)."""
+    rewritten to "hypothermia" and "wound packed" to "wound packing" said what the medic did not (the invented
+    terms bench/asr.py counts; found on medical_eval, so that set no longer measures this rule blind)."""
     heard, said = _plain(last_heard), _plain(term).split()[-1] if _plain(term) else ""
     if not heard or not said or heard == said:
         return False

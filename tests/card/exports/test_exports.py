@@ -16,8 +16,11 @@ from tcccd.card.exports.handover import BLANK, handover, nine_line
 from tcccd.card.exports.json_card import card_json, generated_schema, shipped_schema
 from tcccd.card.exports.lines import text_card
 from tcccd.card.exports.pdf_card import render
+from tcccd.card.projection import Projector
+from tcccd.kit.testing import PluginHarness
 from tcccd.wire.card import CardSet
-from tests.support.card_scenarios import CardPipeline, scenarios
+from tcccd.wire.card_events import Review
+from tests.support.card_scenarios import CARD_PLUGIN, CardPipeline, scenarios
 
 SCENARIOS = {s.name: s for s in scenarios()}
 EXPORTED_TS = 1795520000.0
@@ -75,9 +78,10 @@ def test_fhir_bundle_holds_each_entry_with_its_codes_and_provenance(cards: dict[
     [condition] = _resources(b, "Condition")
     assert condition["code"]["text"] == "gunshot wound" and condition["bodySite"] == [{"text": "left thigh"}]
     observations = _resources(b, "Observation")
-    codes = sorted(o["code"].get("coding", [{"code": "none"}])[0]["code"] for o in observations)
-    assert codes == ["59408-5", "72514-3", "85354-9", "8867-4", "8867-4", "9279-1", "none"]
-    [avpu] = [o for o in observations if "coding" not in o["code"]]
+    codes = sorted(o["code"].get("coding", [{"code": o["code"]["text"]}])[0]["code"] for o in observations)
+    assert codes == ["2708-6", "72514-3", "85354-9", "8867-4", "8867-4", "9279-1", "AVPU",
+                     "litter or ambulatory (9-line, line 5)"]
+    [avpu] = [o for o in observations if o["code"] == {"text": "AVPU"}]
     assert avpu["code"] == {"text": "AVPU"} and avpu["valueCodeableConcept"] == {"text": "Alert"}
     [bp] = [o for o in observations if "coding" in o["code"] and o["code"]["coding"][0]["code"] == "85354-9"]
     assert [(c["code"]["coding"][0]["code"], c["valueQuantity"]["value"]) for c in bp["component"]] == [
@@ -183,3 +187,117 @@ def test_a_resource_that_breaks_fhir_structure_is_refused_by_the_library(cards: 
     monkeypatch.setattr(fhir_resources, "condition", lambda e, refs: {**original(e, refs), "bodySite": "left thigh"})
     with pytest.raises(ValidationError, match="bodySite"):
         bundle(cards["gsw_limb_tourniquet_txa"], 0, EXPORTED_TS)
+
+
+def _vital_signs_profile_problems(observation: dict) -> list[str]:
+    """FHIR's vital-signs profile (R4B vitalsigns, heartrate, resprate, oxygensat, bp) for the rules the library does
+    not check: category, an effective time, LOINC codes, UCUM units, each BP component valued or said absent."""
+    problems = []
+    if {"system": "http://terminology.hl7.org/CodeSystem/observation-category", "code": "vital-signs"} not in \
+            observation["category"][0]["coding"]:
+        problems.append("category")
+    if "effectiveDateTime" not in observation:
+        problems.append("effective[x]")
+    codes = {c["code"] for c in observation["code"]["coding"] if c["system"] == "http://loinc.org"}
+    profile = observation["meta"]["profile"][0].rsplit("/", 1)[1]
+    required = {"heartrate": "8867-4", "resprate": "9279-1", "oxygensat": "2708-6", "bp": "85354-9"}[profile]
+    if required not in codes:
+        problems.append(f"code {required}")
+    quantities = [observation.get("valueQuantity")] + [c.get("valueQuantity") for c in observation.get("component", [])]
+    if any(q is not None and q["system"] != "http://unitsofmeasure.org" for q in quantities):
+        problems.append("UCUM")
+    if profile == "bp":
+        parts = {c["code"]["coding"][0]["code"]: c for c in observation["component"]}
+        if set(parts) != {"8480-6", "8462-4"} or any(("valueQuantity" in c) == ("dataAbsentReason" in c)
+                                                      for c in parts.values()):
+            problems.append("bp components")
+    return problems
+
+
+def test_vital_signs_meet_the_fhir_vital_signs_profile_with_the_utterance_clock_when_no_time_was_said(
+        tmp_path: Path) -> None:
+    from tests.support.card_said import Medic
+
+    with PluginHarness(CARD_PLUGIN, {}, tmp_path) as harness:
+        medic = Medic(harness)
+        medic.says("Pulse one twenty, resp twenty two, sats ninety one on room air, BP palp eighty.")
+        medic.says("At zero nine forty, BP one ten over seventy.")
+        b = bundle(medic.projector.cards(), 0, EXPORTED_TS)
+    vitals = [o for o in _resources(b, "Observation") if "meta" in o]
+    assert len(vitals) == 5 and all(_vital_signs_profile_problems(o) == [] for o in vitals)
+    [spo2] = [o for o in vitals if o["meta"]["profile"][0].endswith("oxygensat")]
+    assert [c["code"] for c in spo2["code"]["coding"]] == ["2708-6", "59408-5"]
+    assert spo2["effectiveDateTime"] == "2026-11-26T10:00:10Z"  # no time said: the utterance's clock
+    measured, palpated = sorted((o for o in vitals if o["meta"]["profile"][0].endswith("/bp")),
+                                key=lambda o: o["effectiveDateTime"])
+    assert measured["effectiveDateTime"] == "2026-11-26T09:40:00Z"
+    assert palpated["component"][1]["dataAbsentReason"]["coding"][0]["code"] == "not-performed"
+    assert palpated["component"][0]["valueQuantity"]["value"] == 80
+
+
+def test_an_unconfirmed_treatment_is_never_completed(tmp_path: Path) -> None:
+    from tests.support.card_said import Medic
+
+    with PluginHarness(CARD_PLUGIN, {}, tmp_path) as harness:
+        medic = Medic(harness)
+        medic.says("Give 1 g TXA at 0920.", ["Give"])
+        medic.says("Needle decompression right chest.", ["Needle"])
+        medic.says("Fentanyl fifty to one hundred micrograms IV.")
+        medic.says("Ketamine fifty milligrams IM.")
+        cards = medic.projector.cards()
+        b = bundle(cards, 0, EXPORTED_TS)
+    given = {m["medicationCodeableConcept"]["text"]: m for m in _resources(b, "MedicationAdministration")}
+    [needle] = _resources(b, "Procedure")
+    for doubted in (given["TXA"], given["fentanyl"], needle):
+        assert doubted["status"] == "unknown", doubted
+        reason = doubted["statusReason"][0]["text"] if isinstance(doubted["statusReason"], list) else \
+            doubted["statusReason"]["text"]
+        assert reason.startswith("unconfirmed: ") and "awaiting the medic's confirmation" in reason
+    assert "Give 1 g TXA at 0920" in given["TXA"]["statusReason"][0]["text"]
+    assert given["fentanyl"]["dosage"] == {"text": "50 to 100 mcg", "route": {"text": "IV"}}  # never one end
+    assert given["ketamine"]["status"] == "completed"
+    txa = next(e for e in cards.cards[0].f_medications.medications if e.event.what.name == "TXA")
+    reviewed = Projector()
+    for event in (e.event for card in cards.cards for e in [*card.f_medications.medications,
+                                                            *card.e_treatments.breathing]):
+        reviewed.apply(event)
+    reviewed.review(Review(event=txa.event.id, action="confirm", ts=EXPORTED_TS, by="medic"))
+    [confirmed] = [m for m in _resources(bundle(reviewed.cards(), 0, EXPORTED_TS), "MedicationAdministration")
+                   if m["medicationCodeableConcept"]["text"] == "TXA"]
+    assert confirmed["status"] == "completed" and "statusReason" not in confirmed
+
+
+def test_allergies_burns_litter_and_the_first_responder_are_in_the_bundle(cards: dict[str, CardSet]) -> None:
+    [nka] = _resources(bundle(cards["negations_corrections"], 0, EXPORTED_TS), "AllergyIntolerance")
+    assert nka["code"]["coding"] == [{"system": "http://snomed.info/sct", "code": "716186003",
+                                      "display": "No known allergy (situation)"}]
+    assert nka["clinicalStatus"]["coding"][0]["code"] == "active"
+    burns = bundle(cards["burn_fluids"], 0, EXPORTED_TS)
+    [tbsa] = [o for o in _resources(burns, "Observation") if o["code"].get("text", "").startswith("burned")]
+    assert tbsa["valueQuantity"] == {"value": 30.0, "unit": "%", "system": "http://unitsofmeasure.org", "code": "%"}
+    b = bundle(cards["gsw_chest_blood_next_patient"], 0, EXPORTED_TS)
+    mobility = [o["valueCodeableConcept"]["text"] for o in _resources(b, "Observation")
+                if o["code"].get("text", "").startswith("litter or ambulatory")]
+    assert sorted(mobility) == ["ambulatory", "litter"]
+    [encounter_one, encounter_two] = _resources(b, "Encounter")
+    assert {encounter_one["priority"]["text"], encounter_two["priority"]["text"]} == {
+        "evacuation category: urgent surgical", "evacuation category: routine"}
+    [responder] = _resources(b, "Practitioner")
+    assert responder["name"][0]["text"] == "Diaz" and responder["identifier"][0]["value"] == "5567"
+    url = next(e["fullUrl"] for e in b["entry"] if e["resource"]["resourceType"] == "Practitioner")
+    treated_by = [p for p in _resources(b, "Procedure") if p.get("performer")]
+    assert treated_by and all(p["performer"][0]["actor"]["reference"] == url for p in treated_by)
+    authored = [p for p in _resources(b, "Provenance") if any(a["who"].get("reference") == url for a in p["agent"])]
+    assert authored and all(a["type"]["coding"][0]["code"] in ("assembler", "author")
+                            for p in authored for a in p["agent"])
+
+
+def test_allergens_are_one_allergy_intolerance_each_and_no_drug_given(tmp_path: Path) -> None:
+    from tests.support.card_said import Medic
+
+    with PluginHarness(CARD_PLUGIN, {}, tmp_path) as harness:
+        medic = Medic(harness)
+        medic.says("Allergic to morphine and penicillin, NKDA otherwise.")
+        b = bundle(medic.projector.cards(), 0, EXPORTED_TS)
+    assert sorted(a["code"]["text"] for a in _resources(b, "AllergyIntolerance")) == ["morphine", "penicillin"]
+    assert _resources(b, "MedicationAdministration") == []

@@ -16,14 +16,18 @@ from tcccd.wire.protocol import Message
 from tests.support.processes import STOP_BOUND_S, wait_gone
 from tests.support.raw_worker import RawWorker
 
-MIC = {"name": "mic", "plugin": "capture", "params": {"latency_ms": 200}}
+MIC = {"name": "mic", "plugin": "capture", "params": {}}
 DICTATION = {"name": "asr", "plugin": "tests.support.stage_plugins:Dictation"}
 
 
 def listening_worker(tmp_path: Path) -> RawWorker:
     worker = RawWorker(tmp_path, [MIC])
-    assert worker.receive("control", 60).type == "ready"
-    assert worker.receive("data", 20).type == "stream"  # the microphone delivers
+    try:
+        assert worker.receive("control", 60).type == "ready"
+        assert worker.receive("data", 20).type == "stream"  # the microphone delivers
+    except BaseException:
+        worker.close()  # its sockets left open would block the test run's exit in zmq's context teardown
+        raise
     return worker
 
 

@@ -1,9 +1,10 @@
 """The duplex device at PortAudio's boundary: what it hands the stage from the first blocks of a stream.
 
-PortAudio over PulseAudio's ALSA plugin handed the first input latency's worth of blocks (16 of 20 ms at 0.32 s)
-as the capture buffer's initial content: zeros in a fresh process, full-scale garbage in the test suite's
-long-lived one (-1.0, -0.5: the capture level test read 24 to 1040 "clipped" samples after the capper's daemon
-tests), and a few samples more where ALSA rounded its buffer up (18 on 2026-11-25). The stand-in below is that
+PortAudio over PulseAudio's ALSA plugin hands a new stream's first pass over its capture buffer partly from
+memory nobody wrote: measured here after the memory tests had dirtied the heap (a 300 ms stream, PortAudio
+reporting 0.32 s of input latency, periods of four 20 ms blocks), the second to fourth block of each of the
+first five periods held freed heap memory (-0.5, -1.0 and small values at fixed offsets), up to the 18th block:
+past the reported latency, since the buffer is that latency plus one period. The stand-in below is that
 PortAudio: it plays the callback exactly so, deterministically.
 """
 
@@ -20,16 +21,22 @@ from tcccd.plugins.capture.playback import PlaybackQueue
 
 RATE_HZ = 44100
 BLOCK = RATE_HZ // 50
-INPUT_LATENCY_S = 0.32
+INPUT_LATENCY_S = 0.32  # what PortAudio reports: the buffer less one period
+PERIOD_BLOCKS = 4
+BUFFER_BLOCKS = 20  # 0.4 s: the first pass over it is what the plugin never fully wrote
 SPEECH = np.full(BLOCK, 0.25, np.float32)
 
 
-ROUNDED_UP = 18  # samples ALSA's buffer held past the latency PortAudio reported (the fresh-clone run of 2026-11-25)
+def stale_block(index: int) -> np.ndarray:
+    """Freed heap memory as it was read: a few values at fixed offsets, some at full scale."""
+    block = np.zeros(BLOCK, np.float32)
+    block[656:868:6] = -1.0 if index % 2 else -0.5
+    block[43:391:9] = 790 / 32768
+    return block
 
 
 class StaleBufferStream:
-    """A PortAudio stream whose input buffer starts full of old memory: `latency[0]` of it and the few samples ALSA
-    rounded its buffer up by, then real audio."""
+    """A PortAudio stream whose first pass over its buffer is one written block per period, then stale ones."""
 
     def __init__(self, samplerate: int, blocksize: int, callback: Any, **_: Any) -> None:
         self.blocksize = blocksize
@@ -38,14 +45,15 @@ class StaleBufferStream:
 
     def start(self) -> None:
         status = SimpleNamespace(input_overflow=False)
-        stale = round(INPUT_LATENCY_S * RATE_HZ / self.blocksize)
-        for block in range(stale + 5):
-            indata = np.full((self.blocksize, 1), -1.0 if block % 2 else -0.5, np.float32)
-            if block == stale:
-                indata[ROUNDED_UP:, 0] = SPEECH[ROUNDED_UP:]
-            elif block > stale:
-                indata[:, 0] = SPEECH
-            self.callback(indata, np.zeros((self.blocksize, 2), np.float32), self.blocksize, None, status)
+        for index in range(BUFFER_BLOCKS + 20):
+            if index >= BUFFER_BLOCKS:
+                heard = SPEECH
+            elif index % PERIOD_BLOCKS == 0:
+                heard = np.zeros(BLOCK, np.float32)  # the block the plugin did copy: the sink's silence
+            else:
+                heard = stale_block(index)
+            self.callback(heard[:, None].copy(), np.zeros((self.blocksize, 2), np.float32), self.blocksize, None,
+                          status)
 
     def abort(self) -> None:
         pass
@@ -69,10 +77,12 @@ def test_the_buffers_initial_content_is_heard_as_silence_then_the_microphone() -
     finally:
         device.close()
         os.close(wake_fd)
-    stale = round(INPUT_LATENCY_S * RATE_HZ / BLOCK) + 1  # and the block ALSA's rounding reaches into
-    assert len(heard) == stale + 4
-    assert all(not block.any() for block in heard[:stale])  # silence, never full-scale garbage
-    assert all(np.array_equal(block, SPEECH) for block in heard[stale:])  # then every sample as captured
+    assert len(heard) == BUFFER_BLOCKS + 20
+    assert all(not block.any() for block in heard[:BUFFER_BLOCKS])  # silence, never the stale memory
+    # then every sample as captured: at most one reported latency more is heard as silence (a 2x bound)
+    first = next(i for i, block in enumerate(heard) if block.any())
+    assert first <= round(2 * INPUT_LATENCY_S * RATE_HZ / BLOCK)
+    assert all(np.array_equal(block, SPEECH) for block in heard[first:])
 
 
 def _wakes_per_block(device: DuplexDevice, wake_fd: int, blocks: list[np.ndarray]) -> list[bool]:
@@ -105,3 +115,33 @@ def test_silence_waits_for_the_workers_poll_and_sound_wakes_the_stage_at_once() 
     assert woke[21:32] == [False, False, True] * 3 + [False, False]  # the pause after it at the chunk pace
     assert not any(woke[32:])  # then silence again
     assert kept == 41 - 30  # nothing is dropped: the blocks after the last wake wait for the next drain
+
+
+class Only48kStream(StaleBufferStream):
+    """A USB headset's hw device: PortAudio refuses any rate but 48 kHz."""
+
+    def __init__(self, samplerate: int, blocksize: int, callback: Any, **kwargs: Any) -> None:
+        if samplerate != 48000:
+            raise RuntimeError(f"Error opening Stream: Invalid sample rate [PaErrorCode -9997] ({samplerate})")
+        super().__init__(samplerate, blocksize, callback, **kwargs)
+
+
+def test_a_plain_alsa_device_that_only_takes_48k_opens_at_its_own_default() -> None:
+    """No sound server decides for a hw device: the stage takes PortAudio's default for it (what ALSA says the
+    device takes), not a rate of its own. Stand-in only: this machine has no sound card and no snd-aloop."""
+    from tcccd.plugins.capture.sound_server import routes_to_server
+    from tcccd.plugins.capture.stream_watch import StreamWatch
+
+    headset = {"name": "USB Headset: Audio (hw:1,0)", "max_input_channels": 1, "max_output_channels": 2,
+               "default_samplerate": 48000.0}
+    portaudio = SimpleNamespace(query_devices=lambda: [headset], Stream=Only48kStream)
+    choice = StreamWatch(None).choose_rate(None)
+    wake_fd = os.eventfd(0, os.EFD_NONBLOCK)
+    device = DuplexDevice("USB Headset", 20, 100, PlaybackQueue(), wake_fd, rate_hz=choice.rate_hz)
+    try:
+        device._open(portaudio)
+    finally:
+        device.close()
+        os.close(wake_fd)
+    assert not routes_to_server("USB Headset") and choice.source == "device default"
+    assert device.rate_hz == 48000 and device.description == headset["name"]

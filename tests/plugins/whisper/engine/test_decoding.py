@@ -8,7 +8,6 @@ import torch
 
 from tcccd.plugins.whisper.engine.repetition import compression_ratio, repeats_at_tail
 from tcccd.plugins.whisper.engine.transcriber import DecodeOptions
-
 from tests.plugins.whisper.conftest import SENTENCE, word_recall
 
 

@@ -7,7 +7,6 @@ import torch
 
 from tcccd.kit.plugin import PluginError
 from tcccd.plugins.whisper.engine.transcriber import DecodeOptions, Transcriber
-
 from tests.plugins.whisper.conftest import SENTENCE, word_recall
 
 

@@ -13,7 +13,6 @@ from tcccd.plugins.whisper.engine.forced import WindowAudio
 from tcccd.plugins.whisper.engine.mel import N_FRAMES, log_mel_spectrogram
 from tcccd.plugins.whisper.engine.sampling import log_softmax
 from tcccd.plugins.whisper.review.review import SegmentReviewer
-
 from tests.plugins.whisper.conftest import ROOT
 
 REAL = ROOT / "tests" / "data" / "real-speech"

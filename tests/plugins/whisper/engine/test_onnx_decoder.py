@@ -18,7 +18,6 @@ from tcccd.plugins.whisper.engine.onnx_decoder import DecoderFiles, OnnxEngine, 
 from tcccd.plugins.whisper.engine.quantize import quantize_decoder
 from tcccd.plugins.whisper.engine.torch_steps import TorchSteps
 from tcccd.plugins.whisper.engine.transcriber import DecodeOptions, Transcriber
-
 from tests.plugins.whisper.conftest import ROOT
 
 ESPEAK = ROOT / "tests" / "data" / "espeak-samples"

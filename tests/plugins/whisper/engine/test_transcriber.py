@@ -7,7 +7,6 @@ import pytest
 
 from tcccd.kit.plugin import PluginError
 from tcccd.plugins.whisper.engine.transcriber import DecodeOptions
-
 from tests.plugins.whisper.conftest import ROOT, SENTENCE, espeak_16k, word_recall
 
 LONG_SENTENCES = [

@@ -11,7 +11,6 @@ from tcccd.plugins.whisper.engine import convert
 from tcccd.plugins.whisper.engine.ct2_weights import WeightsFormatError, read_ct2_variables
 from tcccd.plugins.whisper.engine.model import build_model
 from tcccd.plugins.whisper.engine.transcriber import DecodeOptions, Transcriber
-
 from tests.plugins.whisper.conftest import SENTENCE, word_recall
 
 

@@ -43,13 +43,37 @@ def openai_dtw(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return path[:, 0], path[:, 1]
 
 
+def least_cost(x: np.ndarray) -> float:
+    """The cost of the cheapest monotonic path from the first cell to the last (plain dynamic programming)."""
+    n, m = x.shape
+    cost = np.full((n + 1, m + 1), np.inf)
+    cost[0, 0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost[i, j] = x[i - 1, j - 1] + min(cost[i - 1, j - 1], cost[i - 1, j], cost[i, j - 1])
+    return cost[n, m]
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 8), st.integers(1, 40), st.integers(0, 2**31))
 def test_dtw_finds_openais_path(tokens, frames, seed):
-    x = np.random.default_rng(seed).normal(size=(tokens, frames)).round(3)  # rounding makes ties happen
+    x = np.random.default_rng(seed).normal(size=(tokens, frames))  # no ties: one cheapest path
     ours, theirs = dtw(x), openai_dtw(x)
     np.testing.assert_array_equal(ours[0], theirs[0])
     np.testing.assert_array_equal(ours[1], theirs[1])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 8), st.integers(1, 40), st.integers(0, 2**31))
+def test_dtw_path_is_monotonic_and_least_cost_even_with_ties(tokens, frames, seed):
+    """Rounded costs make ties, where openai's loop (a tie above goes left, whatever left costs) and any other
+    order of sums may part ways; the path is still one of least cost, step by step from the first cell."""
+    x = np.random.default_rng(seed).normal(size=(tokens, frames)).round(3)
+    rows, cols = dtw(x)
+    steps = np.diff(np.stack([rows, cols]), axis=1)
+    assert (rows[0], cols[0], rows[-1], cols[-1]) == (0, 0, tokens - 1, frames - 1)
+    assert {tuple(s) for s in steps.T} <= {(1, 1), (1, 0), (0, 1)}
+    assert x[rows, cols].sum() == pytest.approx(least_cost(x), abs=1e-9)
 
 
 def test_median_filter_is_a_reflect_padded_running_median():

@@ -16,7 +16,6 @@ from tcccd.plugins.whisper.review.review import ReviewSettings
 from tcccd.plugins.whisper.review.textnorm import invented_terms
 from tcccd.plugins.whisper.review.vocabulary import default_vocabulary_path, read_vocabulary
 from tcccd.wire.protocol import AudioFormat, Message
-
 from tests.plugins.whisper.conftest import rebuild_text, word_recall
 
 ROOT = Path(__file__).resolve().parents[4]

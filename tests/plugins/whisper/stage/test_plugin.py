@@ -14,7 +14,6 @@ from tcccd.kit.testing import PluginHarness
 from tcccd.plugins.whisper.review.textnorm import corpus_wer, normalize
 from tcccd.plugins.whisper.stage.plugin import WhisperPlugin
 from tcccd.wire.protocol import AudioFormat, Message
-
 from tests.plugins.whisper.conftest import rebuild_text, word_recall
 
 ROOT = Path(__file__).resolve().parents[4]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tcccd.card.readback_words import readback_text, spoken_time
+from tcccd.card.readback import readback_text, spoken_time
 from tcccd.kit.testing import PluginHarness
 from tcccd.wire.card_stage import CardEvents
 from tcccd.wire.protocol import Message

@@ -1,0 +1,89 @@
+"""Corrections as a medic says them: a cue ("correction", "scratch that", "I mean", "sorry", "make that", "no wait",
+"actually"), then the restatement.
+
+What follows the cue restates either a whole entry ("Correction, resp rate
+twelve": the rules find it, and it replaces the casualty's latest entry of its
+kind) or only the slot being changed ("Tourniquet right leg. Correction, left
+leg.", "Pulse one thirty, scratch that, one ten", "Ketamine 50 mg IM. Correction,
+25 mg.", "Chest seal on the left, I mean right."). A slot alone is read here and
+laid over the last entry said, which is copied with it: the new entry replaces
+that one and keeps the rest (25 mg, still IM, still at its time). The last entry
+may be in an earlier transcript: the card stage keeps no state, so the daemon
+carries it (tcccd.wire.card_stage.Carry). A cue with nothing after it
+("Correction." said alone) leaves the correction pending for what is said next.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tcccd.plugins.card.context import Said
+from tcccd.plugins.card.finding import regions, side_in
+from tcccd.plugins.card.lexicon import AVPU, EVAC_CATEGORIES, MOBILITY, pattern
+from tcccd.plugins.card.rules_given import amounts, route
+from tcccd.plugins.card.sentences import Sentence, numbers_in
+
+_CATEGORY = pattern(EVAC_CATEGORIES)
+_MOBILITY = pattern(MOBILITY)
+_AVPU = pattern(AVPU)
+_FIRST_NUMBER = {"pulse": "rate", "rr": "rate", "spo2": "percent", "pain": "score", "burn_extent": "percent",
+                 "medication": "dose", "fluid": "volume"}
+
+
+def restated(s: Sentence, start: int, end: int, last: Any, said: list[Said]) -> tuple[Any, Said | None] | None:
+    """The last entry (`what`) with the slots said in text[start:end] laid over it, and the time said there; None
+    when nothing there restates one of its slots."""
+    kind, update = last.kind, {}
+    when = next((t for t in said if start <= t.start < end), None)
+    taken = [(when.start, when.end)] if when else []
+    found = [a for a in amounts(s, start, end) if not _inside(a.start, taken)]
+    amount = found[0] if found else None
+    taken += [(amount.start, amount.end)] if amount else []
+    numbers = [n for n in numbers_in(s.text, start, end) if n.value is not None and not _inside(n.start, taken)]
+    way = route(s, start, end)
+    place = next(iter(regions(s, start, end)), None)
+    side = side_in(s, start, end)
+    if kind in ("medication", "fluid"):
+        field, unit_field = ("dose", "unit") if kind == "medication" else ("volume", "unit")
+        if amount is not None:
+            update |= {field: amount.value, unit_field: amount.unit or getattr(last, unit_field)}
+            update |= {"dose_to": amount.upto} if kind == "medication" else {}
+        elif numbers:
+            update[field] = numbers[0].value
+        if way is not None:
+            update["route"] = way[0]
+    elif kind == "tourniquet" and place is not None and place.limb is not None:
+        update |= {"limb": place.limb, "category": "extremity" if last.category in (None, "extremity") else
+                   last.category}
+    elif kind in ("breathing", "eye_shield") and side is not None:
+        update["side"] = side[0]
+    elif kind in ("dressing", "splint", "access") and place is not None:
+        update["site"] = place.name
+    elif kind == "injury" and place is not None:
+        update["region"] = place.name
+    elif kind == "bp" and numbers:
+        update |= {"systolic": numbers[0].value, "diastolic": numbers[1].value if len(numbers) > 1 else None}
+    elif kind in _FIRST_NUMBER and numbers:
+        update[_FIRST_NUMBER[kind]] = numbers[0].value
+    elif kind in ("evacuation", "mobility", "avpu"):
+        update |= _word_value(s, start, end, kind)
+    elif kind == "last_four":
+        digits = "".join(n.digits for n in numbers_in(s.text, start, end))
+        update |= {"digits": digits} if len(digits) == 4 else {}
+    if kind == "pulse" and side is None and place is not None:
+        update.setdefault("location", place.name)
+    if not update and when is None:
+        return None
+    return last.model_copy(update=update), when
+
+
+def _word_value(s: Sentence, start: int, end: int, kind: str) -> dict[str, str]:
+    rx, table, field = {"evacuation": (_CATEGORY, EVAC_CATEGORIES, "category"),
+                        "mobility": (_MOBILITY, MOBILITY, "mobility"), "avpu": (_AVPU, AVPU, "level")}[kind]
+    match = next(s.find(rx, start, end), None)
+    return {field: table[re.sub(r"\s+", " ", match.group())]} if match else {}
+
+
+def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in spans)

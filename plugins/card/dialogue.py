@@ -1,0 +1,115 @@
+"""What one sentence leaves for the next, as medics talk: a question and its answer, a list that goes on, a device
+done again after it failed or came off.
+
+- A question about one reading or the allergies ("What's his pulse?", "Any allergies?") is answered by a sentence
+  that holds only the value ("One twenty-eight, radial.", "Ninety-six over sixty.", "Penicillin."): the answer is
+  that reading, observed. A question about a treatment is never answered into the card ("Did he get TXA?" "Yes."
+  is no dose, route or time).
+- A sentence that only continues the one before ("Somebody bring me the HPMK." "And a SAM splint.") is said as that
+  one was: a request, a plan or a question goes on being one.
+- A clause that names nothing but says the thing done again ("NPA wouldn't pass on the right, got it in on the
+  left", "IV blew." "Second one's in, right hand") is the device that failed or came off, done, with the slots of
+  that clause.
+
+The card stage keeps no state: what is pending between transcripts travels in the request's `carry`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tcccd.plugins.card import lexicon as lx
+from tcccd.plugins.card.finding import Finding
+from tcccd.plugins.card.rules_header import allergens
+from tcccd.plugins.card.sentences import Sentence, first_number
+from tcccd.wire.card_events import Allergies, BloodPressure, Pain, Pulse, RespiratoryRate, SpO2
+
+ASKABLE = {"pulse": lx.alternation([*lx.PULSE_WORDS, "heart rate"]), "bp": lx.alternation(lx.BP_WORDS),
+           "rr": lx.alternation([w for w in lx.RR_WORDS if w != "breathing"]), "spo2": lx.alternation(lx.SPO2_WORDS),
+           "pain": r"\bpain\b", "allergies": r"\ballerg(?:y|ies|ic)\b"}
+_ASKED = {kind: re.compile(rx) for kind, rx in ASKABLE.items()}
+# an answer: what may open it, what makes it no answer, and the values it may be
+_LEAD = re.compile(r"\s*(?:(?:yeah|yes|yep|yup|uh|um|ok|okay|so|it['’]s|it\s+is|he['’]s|she['’]s|about|around|roughly|"
+                   r"approximately|like|maybe|was|is|reads|reading)\b[\s,]*)*")
+_NOT_AN_ANSWER = re.compile(r"\s*(?:no|nope|negative|not|none|nothing|unknown|don['’]t|didn['’]t|can['’]t|couldn['’]t|"
+                            r"haven['’]t|unable|i\s+don['’]t)\b")
+_NONE_KNOWN = re.compile(r"\s*(?:none(?:\s+known)?|nka|nkda|no\s+known(?:\s+drug)?\s+allergies)\s*$")
+# a blood pressure as the number step writes it ("96/60"), or palpated ("eighty palp")
+_RATIO = re.compile(r"(\d{2,3})\s*(?:/|\s+over\s+)(\d{2,3})\b")
+_PALP = re.compile(r"\s*(?:/|over\s+)?(?:palp|palpated|by\s+palp(?:ation)?)\b")
+_SITE = re.compile(r"\b(?:(?:left|right)\s+)?(?:radial|carotid|femoral|brachial|pedal)\b")  # where a pulse was felt
+_UNIT_WORD = re.compile(r"\s*(?:%|percent|out\s+of\s+(?:10|ten)|bpm|beats)?")
+_REST = re.compile(r"[\s,.;:!-]*(?:(?:and\s+)?(?:(?:left|right)\s+)?(?:radial|carotid|femoral|brachial|pedal)|"
+                   r"on\s+room\s+air|room\s+air|regular|irregular|weak|strong|thready|bounding|now|still|"
+                   r"palp(?:ated)?|[\s,.;:!-])*$")  # what may follow an answer's value
+CONTINUES = re.compile(r"\s*(?:and|also|plus|or|and\s+also)\b(?!\s+(?:then|now|he|she|we|i|you)\b)")
+_REFERS = re.compile(r"\b(?:it|one|another|a\s+new\s+one|the\s+other\s+one|a\s+fresh\s+one)\b")
+_REDONE = re.compile(r"\b(?:replaced|reapplied|re-applied|redid|re-did|redone|re-placed|reinserted|re-inserted|"
+                     r"restarted|re-started|re-established|reestablished|repacked|re-packed|retightened|"
+                     r"re-tightened|reseated|re-seated|swapped|changed\s+out|put\s+(?:in\s+)?(?:a\s+)?new)\b")
+
+Span = tuple[int, int]
+
+
+def asked(s: Sentence) -> str | None:
+    """The one reading (or the allergies) a sentence asks for, when it names exactly one."""
+    kinds = [kind for kind, rx in _ASKED.items() if rx.search(s.lower, s.start, s.end)]
+    return kinds[0] if len(kinds) == 1 else None
+
+
+def answer(s: Sentence, kind: str) -> Finding | None:
+    """The value a sentence gives as the answer to a question about `kind`, when the sentence holds that value and
+    nothing else ("One twenty-eight, radial."); None for any other sentence ("No, not yet.")."""
+    lead = _LEAD.match(s.lower, s.start, s.end)
+    at = lead.end() if lead else s.start
+    if _NOT_AN_ANSWER.match(s.lower, at, s.end) and kind != "allergies":
+        return None
+    if kind == "allergies":
+        if _NONE_KNOWN.fullmatch(s.lower, at, s.end):
+            return Finding(Allergies(allergies="NKA"), at, s.end, "answer.allergies")
+        if _NOT_AN_ANSWER.match(s.lower, at, s.end) or first_number(s.text, at, s.end) is not None:
+            return None
+        listed = allergens(s.lower[at:s.end])
+        if any(len(a.split()) > 3 for a in listed):
+            return None  # "he said something about bees": not a list of allergens
+        return Finding(Allergies(allergies=", ".join(dict.fromkeys(listed))), at, s.end, "answer.allergies") \
+            if listed else None
+    ratio = _RATIO.match(s.lower, at, s.end) if kind == "bp" else None
+    if ratio is not None:  # "96/60", as the number step writes "ninety-six over sixty"
+        return Finding(BloodPressure(systolic=float(ratio.group(1)), diastolic=float(ratio.group(2))), ratio.start(),
+                       ratio.end(), "answer.bp") if _REST.fullmatch(s.lower, ratio.end(), s.end) else None
+    number = first_number(s.text, at, s.end)
+    if number is None or number.value is None or number.start != at:
+        return None
+    if kind == "bp":  # "eighty palp": the systolic alone
+        palp = _PALP.match(s.lower, number.end, s.end)
+        return Finding(BloodPressure(systolic=number.value, diastolic=None), number.start, palp.end(), "answer.bp") \
+            if palp and _REST.fullmatch(s.lower, palp.end(), s.end) else None
+    unit = _UNIT_WORD.match(s.lower, number.end, s.end)
+    end = unit.end() if unit else number.end
+    if not _REST.fullmatch(s.lower, end, s.end):
+        return None
+    site = _SITE.search(s.lower, end, s.end)
+    what = {"pulse": lambda v: Pulse(rate=v, location=site.group() if site else None),
+            "rr": lambda v: RespiratoryRate(rate=v), "spo2": lambda v: SpO2(percent=v),
+            "pain": lambda v: Pain(score=v)}[kind](number.value)
+    return Finding(what, number.start, site.end() if site and kind == "pulse" else end, f"answer.{kind}")
+
+
+def continues(s: Sentence) -> bool:
+    """The sentence only goes on with the one before ("And a SAM splint.")."""
+    return CONTINUES.match(s.lower, s.start, s.end) is not None
+
+
+def redone(s: Sentence, heads: list[Span], done_words: list[Span]) -> list[tuple[int, int, int]]:
+    """Assertion clauses that name nothing, refer back ("it", "one", "a new one") and say it done ("got it in on the
+    left", "second one's in", "replaced it"): each clause's start and end, and where the word referring back is."""
+    found = []
+    for start, end in s.acts:
+        if any(start <= h[0] < end for h in heads):
+            continue
+        refers = _REFERS.search(s.lower, start, end)
+        again = _REDONE.search(s.lower, start, end)  # "reapplied": done again, what was there before
+        if again or (refers and any(start <= w[0] < end for w in done_words)):
+            found.append((start, end, (refers or again).start()))  # type: ignore[union-attr]
+    return found

@@ -1,0 +1,58 @@
+"""Many phrases found in one pass over a sentence's words: an index by first word, not one big pattern.
+
+The assertion rules hold several hundred trigger phrases; a regular expression
+alternation of them tries each at every character. Here the sentence is cut
+into words once (contractions split as they are said: "couldn't" is "couldn" +
+"'t", "he'll" is "he" + "'ll"; either apostrophe), and at each word only the
+phrases that start with it are compared: one pass, linear in the sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Generic, NamedTuple, TypeVar
+
+T = TypeVar("T")
+_WORD = re.compile(r"[a-z0-9]+(?:[-/][a-z0-9]+)*|['’][a-z]+")
+
+
+class Word(NamedTuple):
+    """One word said and its characters [start, end) in the transcript's text."""
+
+    text: str
+    start: int
+    end: int
+
+
+def words(lower: str, start: int, end: int) -> list[Word]:
+    """The words of lower[start:end], apostrophes written straight."""
+    return [Word(m.group().replace("’", "'"), m.start(), m.end()) for m in _WORD.finditer(lower, start, end)]
+
+
+def phrase_words(phrase: str) -> tuple[str, ...]:
+    return tuple(w.text for w in words(phrase.lower(), 0, len(phrase)))
+
+
+class PhraseIndex(Generic[T]):
+    """Phrases with a value each; `find` gives every phrase said, with its characters and value."""
+
+    def __init__(self, phrases: list[tuple[str, T]]) -> None:
+        self._by_first: dict[str, list[tuple[tuple[str, ...], T]]] = {}
+        for phrase, value in phrases:
+            said = phrase_words(phrase)
+            if said:
+                self._by_first.setdefault(said[0], []).append((said, value))
+
+    def __bool__(self) -> bool:
+        return bool(self._by_first)
+
+    def find(self, lower: str, said: list[Word]) -> Iterator[tuple[int, int, T]]:
+        """Each phrase said, its words apart by spaces only (a comma between ends a phrase)."""
+        for i, first in enumerate(said):
+            for phrase, value in self._by_first.get(first.text, ()):
+                n = len(phrase)
+                if i + n <= len(said) and all(said[i + k].text == phrase[k] and
+                                              not lower[said[i + k - 1].end:said[i + k].start].strip()
+                                              for k in range(1, n)):
+                    yield first.start, said[i + n - 1].end, value

@@ -1,0 +1,125 @@
+"""Slots stay in their clause; numbers, units and vitals as a medic says them; casualty switches only when said as one.
+
+Sentences written for these tests. Each asserts the whole card, so a slot that leaks into another item, or a value
+read wrong, fails the test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tcccd.kit.testing import PluginHarness
+from tests.support.card_said import Medic, card_of
+
+
+def test_a_dose_a_unit_or_a_route_never_crosses_into_another_item(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "TXA 2 g, ketamine 50 mg.") == {
+        "c1 f medication[txa] = 2 g", "c1 f medication[ketamine] = 50 mg"}
+    assert card_of(card_stage, "Fentanyl fifty micrograms IV and ondansetron four milligrams IM.") == {
+        "c1 f medication[fentanyl] = 50 mcg", "c1 f medication[fentanyl].route = iv",
+        "c1 f medication[ondansetron] = 4 mg", "c1 f medication[ondansetron].route = im"}
+    assert card_of(card_stage, "Morphine, five hundred milliliters of Hextend IO.") == {
+        "c1 f medication[morphine] = yes", "c1 e fluid[hextend] = 500 ml", "c1 e fluid[hextend].route = io"}
+
+
+def test_a_limb_or_side_said_after_a_comma_is_the_item_s(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Tourniquet applied, left leg.") == {"c1 b tourniquet[left leg] = extremity"}
+    assert card_of(card_stage, "Chest seal placed, right side.") == {"c1 e breathing[chest seal] = right"}
+    assert card_of(card_stage, "Tourniquet left arm, pressure dressing right thigh.") == {
+        "c1 b tourniquet[left arm] = extremity", "c1 e dressing[pressure] = right thigh"}
+
+
+def test_each_reading_takes_the_time_said_with_it(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Pulse 120 at 0930, pulse 104 at 0945.") == {
+        "c1 c vitals[0930].pulse = 120", "c1 c vitals[0945].pulse = 104"}
+    assert card_of(card_stage, "At zero nine fifty, pulse one ten, sats ninety four.") == {
+        "c1 c vitals[0950].pulse = 110", "c1 c vitals[0950].spo2 = 94%"}
+    assert card_of(card_stage, "TQ left leg zero nine thirty, TXA one gram IV zero nine forty.") == {
+        "c1 b tourniquet[left leg] = extremity", "c1 b tourniquet[left leg].time = 0930", "c1 f medication[txa] = 1 g",
+        "c1 f medication[txa].route = iv", "c1 f medication[txa].time = 0940"}
+
+
+def test_decimals_per_weight_doses_and_ranges(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Naloxone point four milligrams IV.") == {
+        "c1 f medication[naloxone] = 0.4 mg", "c1 f medication[naloxone].route = iv"}
+    assert card_of(card_stage, "Ketamine zero point five milligrams per kilogram IV.") == {
+        "c1 f medication[ketamine] = 0.5 mg/kg", "c1 f medication[ketamine].route = iv"}
+    assert card_of(card_stage, "Fentanyl fifty to one hundred micrograms IV.") == {
+        "c1 f medication[fentanyl] = 50-100 mcg (unconfirmed)", "c1 f medication[fentanyl].route = iv (unconfirmed)"}
+    assert card_of(card_stage, "Ran a unit of plasma IO.") == {
+        "c1 e fluid[plasma] = 1 unit", "c1 e fluid[plasma].route = io"}
+    assert card_of(card_stage, "Ketamine 30 IM.") == {"c1 f medication[ketamine] = 30",
+                                                      "c1 f medication[ketamine].route = im"}
+
+
+@pytest.mark.parametrize("heard, field", [
+    ("Pulse a hundred and five.", "c1 c vitals[~1000].pulse = 105"),
+    ("Pulse one oh five.", "c1 c vitals[~1000].pulse = 105"),
+    ("Heart rate one twenty two.", "c1 c vitals[~1000].pulse = 122"),
+    ("HR 88.", "c1 c vitals[~1000].pulse = 88"),
+    ("Resp twenty.", "c1 c vitals[~1000].rr = 20"),
+    ("Resp rate twenty four.", "c1 c vitals[~1000].rr = 24"),
+    ("Respirations sixteen.", "c1 c vitals[~1000].rr = 16"),
+    ("Breathing rate twelve.", "c1 c vitals[~1000].rr = 12"),
+    ("Sats ninety one.", "c1 c vitals[~1000].spo2 = 91%"),
+    ("Pulse ox reading ninety two.", "c1 c vitals[~1000].spo2 = 92%"),
+    ("SpO2 ninety five percent on room air.", "c1 c vitals[~1000].spo2 = 95%"),
+    ("BP palp ninety.", "c1 c vitals[~1000].bp = 90/?"),
+    ("BP's seventy palpated.", "c1 c vitals[~1000].bp = 70/?"),
+    ("Pain's an eight.", "c1 c vitals[~1000].pain = 8"),
+])
+def test_a_medic_s_vitals_vocabulary(card_stage: PluginHarness, heard: str, field: str) -> None:
+    assert card_of(card_stage, heard) == {field}
+
+
+def test_the_latest_avpu_level_said_wins(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "He was alert, now unresponsive.") == {"c1 c vitals[~1000].avpu = u"}
+    assert card_of(card_stage, "Responds to voice, now alert and oriented.") == {"c1 c vitals[~1000].avpu = a"}
+
+
+def test_digits_after_last_four_roster_or_zap_are_never_a_time(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Last four zero one two three, tourniquet left leg.") == {
+        "c1 a header.last_four = 0123", "c1 b tourniquet[left leg] = extremity"}
+    medic = Medic(card_stage)
+    result = medic.says("Zap number 0915, TQ right arm.")
+    assert all(e.time.at_hhmm is None for e in result.events)
+
+
+def test_patient_and_a_number_switch_only_in_a_switch_phrase(card_stage: PluginHarness) -> None:
+    medic = Medic(card_stage)
+    medic.says("Gave the patient 2 units of whole blood.")
+    assert medic.casualty == 1
+    assert medic.fields() == {"c1 e fluid[whole blood] = 2 unit"}
+    for heard, casualty in (("Patient number three.", 3), ("Back to patient one.", 1), ("Second casualty.", 2),
+                            ("Next patient.", 3), ("Back to two, pulse ninety.", 2)):
+        medic.says(heard)
+        assert medic.casualty == casualty, heard
+    assert any(f.startswith("c2 c vitals[") and f.endswith("].pulse = 90") for f in medic.fields())
+
+
+def test_a_doubted_casualty_number_makes_what_is_filed_under_it_unconfirmed(card_stage: PluginHarness) -> None:
+    medic = Medic(card_stage)
+    medic.says("Casualty two, tourniquet left leg.", ["two"])
+    medic.says("Pulse one twenty.")
+    medic.says("Casualty three, pulse ninety.")
+    assert medic.fields() == {"c2 b tourniquet[left leg] = extremity (unconfirmed)",
+                              "c2 c vitals[~1000].pulse = 120 (unconfirmed)", "c3 c vitals[~1000].pulse = 90"}
+
+
+def test_an_over_long_value_is_cut_and_marked_and_the_transcript_kept(card_stage: PluginHarness) -> None:
+    allergens = ", ".join(f"compound number {i}" for i in range(30))
+    medic = Medic(card_stage)
+    result = medic.says(f"Tourniquet left leg. Allergic to {allergens}. TXA one gram IV.")
+    [allergy] = [e for e in result.events if e.kind == "allergies"]
+    assert len(allergy.what.allergies) <= 200 and allergy.what.allergies.endswith("[cut]")
+    assert {"c1 b tourniquet[left leg] = extremity", "c1 f medication[txa] = 1 g"} <= medic.fields()
+
+
+def test_a_long_transcript_with_no_punctuation_is_read_whole(card_stage: PluginHarness) -> None:
+    """41,000 characters Whisper did not punctuate: every piece is read (bench/card.py times it)."""
+    piece = "tourniquet left leg at zero nine twelve pulse one twenty txa one gram iv gave morphine five milligrams im "
+    text = (piece * (41000 // len(piece) + 1))[:41000]
+    medic = Medic(card_stage)
+    result = medic.says(text)
+    kinds = [e.kind for e in result.events]
+    assert kinds.count("tourniquet") > 300 and kinds.count("medication") > 300 and kinds.count("pulse") > 300

@@ -1,0 +1,91 @@
+"""How medics say things the first rules did not read: amounts with no unit, pulses by where they were felt, a
+reading said before its word, a fall with its height, IV/IO access said by its site, plurals, sides said after the
+part; and what is not done in the words of history, plans, future times, removal and other people.
+
+Sentences written for these tests (not the corpus's). Each asserts the whole card, so a field added or lost fails.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tcccd.kit.testing import PluginHarness
+from tcccd.plugins.card.numbers import first_number
+from tests.support.card_said import card_of
+
+
+def test_an_amount_said_with_no_unit_is_kept_as_the_bare_number(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Pushed seventy five of fentanyl.") == {"c1 f medication[fentanyl] = 75"}
+    assert card_of(card_stage, "Plasma-Lyte five hundred in.") == {"c1 e fluid[plasma-lyte] = 500"}
+    assert card_of(card_stage, "Gave four hundred moxi PO.") == {
+        "c1 f medication[moxifloxacin] = 400", "c1 f medication[moxifloxacin].route = po"}
+    assert card_of(card_stage, "Ondansetron four IV.") == {
+        "c1 f medication[ondansetron] = 4", "c1 f medication[ondansetron].route = iv"}
+    assert card_of(card_stage, "Second unit of whole blood is going in.") == {"c1 e fluid[whole blood] = 1 unit"}
+
+
+def test_a_number_step_left_half_written_reads_as_said() -> None:
+    number = first_number("sats 1 oh 4%", 0, 12)
+    assert number is not None and number.value == 104
+
+
+def test_a_fall_is_a_mechanism_with_where_from_or_how_far_never_a_falling_reading(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Fell about twenty feet from a guard tower.") == {"c1 b mechanism = fall"}
+    assert card_of(card_stage, "He fell off the top of the MRAP, possible fracture left ankle.") == {
+        "c1 b mechanism = fall", "c1 b injury[left ankle] = suspected fracture"}
+    assert card_of(card_stage, "His pressure fell from one ten to ninety.") == set()
+
+
+def test_access_said_by_its_site_or_as_a_line_and_never_a_drug_s_route(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "IO left tibia.") == {"c1 e access[io] = left tibia"}
+    assert card_of(card_stage, "Got a line in the right forearm.") == {"c1 e access[iv] = right forearm"}
+    assert card_of(card_stage, "TXA one gram IO right humerus.") == {
+        "c1 f medication[txa] = 1 g", "c1 f medication[txa].route = io"}
+    assert card_of(card_stage, "Hold the line.") == set()
+    assert card_of(card_stage, "Line five, two litter.") == set()
+
+
+def test_plurals_repeated_parts_and_a_side_said_after_the_part(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "TQs on both arms.") == {
+        "c1 b tourniquet[right arm] = extremity", "c1 b tourniquet[left arm] = extremity"}
+    assert card_of(card_stage, "Two GSWs, left hip and right calf.") == {
+        "c1 b mechanism = gsw", "c1 b injury[left hip] = gunshot wound", "c1 b injury[right calf] = gunshot wound"}
+    assert card_of(card_stage, "Shrapnel wound left calf, bleeding controlled on the calf.") == {
+        "c1 b injury[left calf] = shrapnel wound"}
+    assert card_of(card_stage, "GSW to the shoulder, the left.") == {
+        "c1 b mechanism = gsw", "c1 b injury[left shoulder] = gunshot wound"}
+
+
+@pytest.mark.parametrize("heard", [
+    "Old shrapnel scar on the right arm.", "He's had morphine before.", "Previous TBI from a blast.",
+    "Back in 2019 he had a TQ on the left leg.", "Prior fracture of the left wrist, healed.",
+    "He had a chest tube on his first deployment.", "Broke his right ankle in twenty eighteen."])
+def test_history_gives_nothing(card_stage: PluginHarness, heard: str) -> None:
+    assert card_of(card_stage, heard) == set()
+
+
+@pytest.mark.parametrize("heard", [
+    "Plan is TXA once we're moving.", "Doc wants him on ketamine.", "Morphine at eleven thirty.",
+    "Next round of TXA goes with the bird.", "TQ down from the right arm at zero nine fifty.",
+    "The interpreter is allergic to morphine.", "Could be a pneumothorax.", "We'd like to get blood in him."])
+def test_plans_future_times_removal_other_people_and_guesses_give_nothing(card_stage: PluginHarness,
+                                                                          heard: str) -> None:
+    assert card_of(card_stage, heard) == set()
+
+
+def test_a_time_said_just_ahead_of_the_kit_s_clock_is_a_watch_s_drift_a_later_one_a_plan(
+        card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Morphine 10 mg IV at 1003.") == {
+        "c1 f medication[morphine] = 10 mg", "c1 f medication[morphine].route = iv",
+        "c1 f medication[morphine].time = 1003"}
+    assert card_of(card_stage, "Morphine 10 mg IV at 1020.") == set()
+    assert card_of(card_stage, "Possible pneumothorax.") == {"c1 b injury[-] = suspected pneumothorax"}
+
+
+@pytest.mark.parametrize("heard", [
+    "TXA's out, he's past three hours.", "Ketamine drawn up, but not pushed yet.", "He refused the pill pack.",
+    "Patient declined morphine.", "Only if he desaturates, O2.", "Normally I'd pack it with combat gauze.",
+    "Usually a TQ on a leg like that.", "Chest seal won't stick to him."])
+def test_refusal_a_drug_out_a_condition_said_first_and_what_is_usually_done_give_no_field(
+        card_stage: PluginHarness, heard: str) -> None:
+    assert card_of(card_stage, heard) == set()
