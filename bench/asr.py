@@ -226,6 +226,7 @@ def counts_rows(split: str, results: dict[str, dict], row) -> None:
     row(f"  looping / empty ({n})",
         [f"{r[f'loops_{split}']} / {r[f'empty_{split}']}" for r in results.values()], "0 / 0")
     row("  invented terms / numbers wrong", [f"{c['invented']} / {c['numbers_wrong']}" for c in counts], "0 / -")
+    row("  broken number forms unmarked", [str(c["broken_unmarked"]) for c in counts], "0")
     row("  rewrites kept / rejected", [f"{sum(v for k, v in c.items() if k.endswith(' accepted'))} / "
                                        f"{sum(v for k, v in c.items() if k.endswith(' rejected'))}" for c in counts])
     row("  wrong words marked uncertain", [f"{c['wrong_uncertain']}/{c['wrong']}" if c["words"] else "-"

@@ -6,8 +6,8 @@
 - number_errors: numbers written wrong: digit strings of the record that the reference does not hold, plus
   those of the reference the record lacks (a split "0 9 15" for 0915 counts both ways).
 - rewrite_counts: corrections proposed, accepted and rejected by the audio check, per kind.
-- medic_counts: what a medic reads in one reply: invented clinical terms, numbers wrong, rewrites, words marked
-  uncertain and whether they were wrong.
+- medic_counts: what a medic reads in one reply: invented clinical terms, numbers wrong, numbers in a form
+  nobody says left unmarked, rewrites, words marked uncertain and whether they were wrong.
 - lost_phrases: the phrases of a long recording that the record lost without reporting them.
 """
 
@@ -91,6 +91,7 @@ def medic_counts(reference: str, reply: dict, terms: list[str]) -> Counter:
     counts = Counter(invented=len(invented_terms(reference, reply["text"], terms)),
                      numbers_wrong=number_errors(reference, reply["text"]))
     segments = reply.get("segments", [])
+    counts.update(broken_unmarked=broken_unmarked(segments))
     counts.update(rewrite_counts(segments))
     words = [(k, w["start_char"], w["end_char"], w["text"]) for k, s in enumerate(segments)
              for w in s.get("words", [])]
@@ -119,3 +120,16 @@ def lost_phrases(phrases: tuple[tuple[str, float, float], ...], reply: dict, min
         if wanted and sum(w in got for w in wanted) / len(wanted) < min_recall and not reported:
             lost.append(text)
     return lost
+
+
+def broken_unmarked(segments: list[dict]) -> int:
+    """Numbers in a form nobody says where a time or quantity is expected (number_forms.broken_numbers) that no
+    `uncertain` entry covers: what the card would show as confirmed."""
+    from tcccd.plugins.whisper.review.number_forms import broken_numbers
+
+    count = 0
+    for segment in segments:
+        doubts = [(u["start_char"], u["end_char"]) for u in segment.get("uncertain", [])]
+        for match, _ in broken_numbers(segment.get("text", "")):
+            count += not any(a < match.end() and match.start() < b for a, b in doubts)
+    return count

@@ -71,3 +71,23 @@ def running_daemon(workdir: Path, pipeline: list[dict[str, Any]], routes: dict[s
     finally:
         daemon.terminate()
         daemon.wait(30)
+
+
+@contextlib.contextmanager
+def whisper_daemon(cache_dir: Path, stage: dict[str, Any]) -> Iterator[Client]:
+    """`tcccd run` with one whisper stage named asr (`stage`: its pipeline entry's extra keys, e.g. params and
+    threads) under a profile with no overlay, so it decodes with the benchmark's own parameters; its ONNX
+    graphs are exported into `cache_dir` first, so the worker loads them as a kit does after its first boot."""
+    import tempfile
+
+    from tcccd.plugins.whisper.engine.transcriber import Transcriber
+
+    Transcriber.load(None, backend="onnxruntime", cache_dir=cache_dir / "whisper", threads=2)
+    workdir = Path(tempfile.mkdtemp())
+    profiles = workdir / "profiles"
+    profiles.mkdir()
+    (profiles / "bench.yaml").write_text("description: the benchmark's own parameters, no overlay\n")
+    with running_daemon(workdir, [{"name": "asr", "plugin": "whisper", **stage}], {"transcribe": ["asr"]},
+                        daemon_extra={"cache_dir": str(cache_dir)}, profile="bench",
+                        profiles_dir=str(profiles)) as client:
+        yield client

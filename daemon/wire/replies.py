@@ -69,6 +69,15 @@ class Correction(OpenReply):
     source: Str | None = Field(None, description="`unbiased decoder` when the rewrite undoes the lexicon bias")
 
 
+class NumberReading(OpenReply):
+    """One reading of a number written in a form nobody says ('0.922' after 'at'), scored on the audio."""
+
+    text: Str = Field(description="the reading in digits ('0922')")
+    audio_logprob: Float = Field(description="the segment's log-probability with it in the number's place")
+    source: Str = Field(description="`heard` (the digits written, regrouped: the only kind ever written), "
+                                    "`decoder` (its own digits there), `leading zero` or `twin`")
+
+
 class NumberRewrite(OpenReply):
     """Spoken numbers written as a medic writes them (`write_numbers`)."""
 
@@ -76,12 +85,15 @@ class NumberRewrite(OpenReply):
     written: Str | None = Field(None, description="what the record says")
     start_char: Int | None = Field(None, description="where it starts in the corrected text")
     end_char: Int | None = Field(None, description="where it ends")
-    rule: Str | None = Field(None, description="`time`, `ratio`, `percent`, `dose` or `vital`")
+    rule: Str | None = Field(None, description="`time`, `ratio`, `percent`, `dose` or `vital`; `form`: a number "
+                             "in a form nobody says, written as the reading of its digits the audio supports")
     reading: Str | None = Field(None, description="the words the audio check scored for it ('110' for '100 and "
                                 "10'); the same as `heard` when the rewrite changes only the spelling")
     audio_logprob_heard: Float | None = Field(None, description="score of the segment as heard; null when the "
                                               "rewrite changes no token and was not scored")
     audio_logprob_written: Float | None = Field(None, description="score with `reading`")
+    readings: list[NumberReading] | None = Field(None, description="with rule `form`: every reading scored, best "
+                                                 "first")
 
 
 class Considered(OpenReply):
@@ -110,8 +122,9 @@ class Word(OpenReply):
 
 
 class UncertainWord(OpenReply):
-    """A word the model gave a probability under `uncertain_below`, or a number the audio does not tell from its
-    twin (`twin`: "fifty" for "fifteen"): for the medic to confirm."""
+    """A word the model gave a probability under `uncertain_below`, a number the audio does not tell from its
+    twin (`twin`: "fifty" for "fifteen"), or a number in a form nobody says (`readings`): for the medic to
+    confirm."""
 
     text: Str = Field(description="the word")
     start_char: Int = Field(description="where it starts in the segment's `text`")
@@ -121,8 +134,12 @@ class UncertainWord(OpenReply):
     twin: Str | None = Field(None, description="the word with its number's sound-alike in its place ('15 mg' for "
                                                "'50 mg', 0950 for 0915, 'fifty' for 'fifteen'), which the audio "
                                                "does not rule out: the reason for the doubt")
-    audio_logprob_heard: Float | None = Field(None, description="with `twin`: the segment's log-probability as heard")
+    audio_logprob_heard: Float | None = Field(None, description="with `twin` or `readings`: the segment's "
+                                              "log-probability as heard")
     audio_logprob_twin: Float | None = Field(None, description="with `twin`: with the twin in the number's place")
+    readings: list[NumberReading] | None = Field(None, description="a number where a time or quantity is expected, "
+                                                 "in a form that cannot be one ('0.922', '1 30', '1-4-D'): every "
+                                                 "reading the audio scored, best first")
 
 
 class Segment(OpenReply):

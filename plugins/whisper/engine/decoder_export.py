@@ -1,11 +1,12 @@
-"""The torch decoder exported once to four ONNX graphs, so that a worker decodes without importing torch.
+"""The torch decoder exported once to three ONNX graphs, so that a worker decodes without importing torch.
 
-`cross`: encoder features -> every layer's cross-attention keys/values (once per window).
-`step`:  new tokens + self-attention cache + cross keys/values -> hidden states and the grown cache,
-         with cross-attention shared by all hypotheses (model.attend_shared) and the token embedding in float16
-         (build_model's fp16_embedding), as the torch decoder computes them.
-`align`: tokens [1, T] + cross keys/values -> hidden states and the alignment heads' raw cross-attention scores
-         (forced_graph.py): the teacher-forced pass behind word timestamps and word probabilities.
+`cross`: encoder features -> every layer's cross-attention keys (scaled, transposed) and values, once per window.
+`step`:  new tokens + self-attention cache + cross keys/values -> hidden states, the alignment heads' raw
+         cross-attention scores (q.k / sqrt(d), the numbers forced_graph.py returns: word timestamps) and the
+         grown cache, with cross-attention shared by all hypotheses (as model.attend_shared) and the token
+         embedding in float16 (build_model's fp16_embedding), as the torch decoder computes them. The
+         teacher-forced alignment pass is this graph run on a whole text with an empty cache: one copy of the
+         decoder's weights in the worker, not two (a separate alignment graph held ~90 MB more).
 `proj`:  the int8 output projection as fbgemm runs it (quantize.py): activations quantized to 7 bits per call
          by onnx_decoder.quantize_rows, MatMulInteger with the per-channel int8 weights, rescaled per column.
 
@@ -24,27 +25,36 @@ import torch
 from torch import Tensor, nn
 
 from tcccd.plugins.whisper.engine.encoders import ONNX_OPSET
-from tcccd.plugins.whisper.engine.forced_graph import ForcedPass
 from tcccd.plugins.whisper.engine.model import TextDecoder
 from tcccd.plugins.whisper.engine.onnx_decoder import DecoderFiles
 
 
 class _Cross(nn.Module):
+    """Every layer's cross-attention keys, already scaled by 1/sqrt(head width) and transposed for q @ k
+    ([1, heads, width, positions]), and values: done once per window, where the step graph did it again at
+    every token (a third of its time went to transposing and scaling the same 1500 keys)."""
+
     def __init__(self, decoder: TextDecoder) -> None:
         super().__init__()
         self.decoder = decoder
 
     def forward(self, features: Tensor) -> tuple[Tensor, ...]:
-        return tuple(t for kv in self.decoder.cross_kv(features) for t in kv)
+        out = []
+        for k, v in self.decoder.cross_kv(features):
+            out += [(k * k.shape[-1] ** -0.5).transpose(-1, -2).contiguous(), v]
+        return tuple(out)
 
 
 class _Step(nn.Module):
-    """TextDecoder.forward with every hypothesis sharing one row of cross keys/values (any number of them)."""
+    """TextDecoder.forward with every hypothesis sharing one row of cross keys/values (any number of them), and
+    the alignment heads' raw scores [hyps, heads, new, positions] beside (computed apart: the decode's own
+    numbers are those of attend_shared, unchanged)."""
 
-    def __init__(self, decoder: TextDecoder) -> None:
+    def __init__(self, decoder: TextDecoder, heads: list[tuple[int, int]]) -> None:
         super().__init__()
         self.decoder = decoder
         self.layers = len(decoder.blocks)
+        self.heads = [tuple(h) for h in heads]
 
     def forward(self, tokens: Tensor, *kv: Tensor) -> tuple[Tensor, ...]:
         cross, cache = kv[: 2 * self.layers], kv[2 * self.layers:]
@@ -52,16 +62,25 @@ class _Step(nn.Module):
         offset = cache[0].shape[2]
         x = d.token_embedding(tokens).to(d.positional_embedding.dtype)
         x = x + d.positional_embedding[offset: offset + tokens.shape[1]]
-        grown = []
+        grown, scores = [], {}
         for i, block in enumerate(d.blocks):
             h = block.attn_ln(x)
             k, v = block.attn.project_kv(h)
             k, v = torch.cat([cache[2 * i], k], dim=2), torch.cat([cache[2 * i + 1], v], dim=2)
             x = x + block.attn.attend(h, k, v, causal=True)  # traced with several new tokens: the causal mask
-            x = x + block.cross_attn.attend_shared(block.cross_attn_ln(x), cross[2 * i], cross[2 * i + 1])
+            attn = block.cross_attn
+            q = attn._heads(attn.query(block.cross_attn_ln(x)))  # [hyps, heads, new, width]
+            n, heads, length, width = q.shape
+            folded = q.transpose(0, 1).reshape(1, heads, n * length, width)  # every hypothesis on one audio row
+            qk = folded @ cross[2 * i]  # raw scores q.k / sqrt(width): the keys come scaled and transposed
+            for layer, head in self.heads:
+                if layer == i:
+                    scores[(i, head)] = qk[0, head].reshape(n, length, -1)
+            out = torch.softmax(qk, dim=-1) @ cross[2 * i + 1]
+            x = x + attn.out(out.reshape(heads, n, length, width).permute(1, 2, 0, 3).flatten(2))
             x = x + block.mlp(block.mlp_ln(x))
             grown += [k, v]
-        return (d.ln(x), *grown)
+        return (d.ln(x), torch.stack([scores[h] for h in self.heads], dim=1), *grown)
 
 
 def _names(prefix: str, layers: int) -> list[str]:
@@ -78,19 +97,18 @@ def export_decoder(decoder: TextDecoder, files: DecoderFiles) -> None:
     cross = _Cross(decoder)(features)
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tracer warnings about shape-dependent slicing: the axes are dynamic
+        positions = {n: {3 if n.startswith("cross_k") else 2: "positions"} for n in cross_names}
         _export(_Cross(decoder), (features,), files.cross, ["features"], cross_names,
-                {"features": {1: "positions"}, **{n: {2: "positions"} for n in cross_names}})
+                {"features": {1: "positions"}, **positions})
         tokens = torch.zeros(2, 3, dtype=torch.long)
         cache = tuple(torch.zeros(2, heads, 2, state // heads) for _ in cache_names)
-        dynamic = {"tokens": {0: "hyps", 1: "new"}, **{n: {2: "positions"} for n in cross_names},
+        dynamic = {"tokens": {0: "hyps", 1: "new"}, **positions,
                    **{n: {0: "hyps", 2: "past"} for n in cache_names},
-                   **{f"new_{n}": {0: "hyps", 2: "total"} for n in cache_names}, "hidden": {0: "hyps", 1: "new"}}
-        _export(_Step(decoder), (tokens, *cross, *cache), files.step, ["tokens", *cross_names, *cache_names],
-                ["hidden", *[f"new_{n}" for n in cache_names]], dynamic)
-        _export(ForcedPass(decoder, list(decoder.alignment_heads)), (tokens[:1], *cross), files.align,
-                ["tokens", *cross_names], ["hidden", "scores"],
-                {"tokens": {1: "length"}, **{n: {2: "positions"} for n in cross_names}, "hidden": {1: "length"},
-                 "scores": {1: "length", 2: "positions"}})
+                   **{f"new_{n}": {0: "hyps", 2: "total"} for n in cache_names}, "hidden": {0: "hyps", 1: "new"},
+                   "scores": {0: "hyps", 2: "new", 3: "positions"}}
+        _export(_Step(decoder, list(decoder.alignment_heads)), (tokens, *cross, *cache), files.step,
+                ["tokens", *cross_names, *cache_names], ["hidden", "scores", *[f"new_{n}" for n in cache_names]],
+                dynamic)
     _write_projection(decoder, files.proj)
 
 

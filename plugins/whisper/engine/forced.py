@@ -10,8 +10,8 @@ decoder pass (a few milliseconds on tiny.en), never an encoder pass.
 
 Two passes are offered over a StepDecoder that supports them (onnx_decoder's
 OnnxSteps, torch_steps' TorchSteps; the ctranslate2 backend has none):
-- `score`: several candidate continuations of one prefix, right-padded into one
-  batch (the decoder is causal, so padding after a row changes nothing before it);
+- `score`: several candidate continuations of one prefix, right-padded into
+  batches (the decoder is causal, so padding after a row changes nothing before it);
 - `align`: openai's find_alignment pass (start tokens, no timestamps, the text,
   end of text), giving each token's probability and the alignment heads'
   attention for word timestamps (word_timing.py).
@@ -26,6 +26,9 @@ from typing import Any
 import numpy as np
 
 from tcccd.plugins.whisper.engine.sampling import log_softmax
+
+LOGIT_ROWS = 64  # rows of [vocab] logits held at once by a teacher-forced pass (64 x 51864 floats: 13 MB)
+SCORE_BATCH = 8  # candidate texts per decoder pass: each row's cross-attention is [heads, tokens, 1500] a layer
 
 
 @dataclass(frozen=True)
@@ -84,25 +87,39 @@ class WindowAudio:
         self.audio = audio
         self.eot = eot
         self.word_piece = word_piece  # token -> True when it continues the word before it (no space, a letter)
+        self._read: list[tuple[list[int], list[np.ndarray]]] = []  # texts already read, with their caches
 
     def score(self, prefix: list[int], continuations: list[list[int]]) -> list[ForcedText]:
-        """Every continuation's token log-probabilities after `prefix`, in one batched decoder pass."""
+        """Every continuation's token log-probabilities after `prefix`, SCORE_BATCH of them per decoder pass."""
         if not continuations:
             return []
-        width = len(prefix) + max(len(c) for c in continuations)
-        rows = np.full((len(continuations), width), self.eot, dtype=np.int64)
-        for k, continuation in enumerate(continuations):
-            rows[k, : len(prefix) + len(continuation)] = prefix + continuation
-        hidden = self.steps.hidden_states(self.audio, rows)
-        start = len(prefix) - 1  # the hidden state at position i predicts token i + 1
-        picked = np.concatenate([hidden[k, start: start + len(c)] for k, c in enumerate(continuations)])
-        logprobs = log_softmax(self.steps.token_logits(np.ascontiguousarray(picked)).astype(np.float32))
+        picked = []
+        for first in range(0, len(continuations), SCORE_BATCH):
+            picked += self._hidden(prefix, continuations[first: first + SCORE_BATCH])
+        forced = _forced(self.steps, np.concatenate(picked), [t for c in continuations for t in c])
         out, row = [], 0
         for continuation in continuations:
-            block = logprobs[row: row + len(continuation)]
-            out.append(_forced(continuation, block))
+            part = slice(row, row + len(continuation))
+            out.append(ForcedText(list(continuation), forced.logprobs[part], forced.alternatives[part],
+                                  forced.alternative_logprobs[part]))
             row += len(continuation)
         return out
+
+    def _hidden(self, prefix: list[int], batch: list[list[int]]) -> list[np.ndarray]:
+        """For each continuation, the hidden states that predict its tokens (the first from the prefix's last)."""
+        if hasattr(self.steps, "hidden_after"):  # the prefix read once, its cache shared (onnx_decoder.py)
+            rows = np.full((len(batch), max(len(c) for c in batch)), self.eot, dtype=np.int64)
+            for k, continuation in enumerate(batch):
+                rows[k, : len(continuation)] = continuation
+            last, hidden, cache = self.steps.hidden_after(self.audio, prefix, rows)
+            self._read += [([*prefix, *c], [layer[k: k + 1] for layer in cache]) for k, c in enumerate(batch)]
+            return [np.concatenate([last[None], hidden[k, : len(c) - 1]]) for k, c in enumerate(batch)]
+        start = len(prefix) - 1  # the hidden state at position i predicts token i + 1
+        rows = np.full((len(batch), len(prefix) + max(len(c) for c in batch)), self.eot, dtype=np.int64)
+        for k, continuation in enumerate(batch):
+            rows[k, : len(prefix) + len(continuation)] = prefix + continuation
+        hidden = self.steps.hidden_states(self.audio, rows)
+        return [hidden[k, start: start + len(c)] for k, c in enumerate(batch)]
 
     def continue_word(self, prefix: list[int], first: int, max_tokens: int = 4) -> list[int]:
         """`first` and the tokens the decoder writes after it (greedy) until the next word or text ends."""
@@ -111,7 +128,11 @@ class WindowAudio:
     def continue_greedy(self, prefix: list[int], first: int, stop: Callable[[int, list[int]], bool],
                         max_tokens: int) -> list[int]:
         """`first` and what the decoder, unbiased and greedy, writes after it until `stop(token, written so far)`."""
-        logits, cache = self.steps.begin(self.audio, [*prefix, first], [len(prefix)])
+        cache = self._cache_of(prefix)
+        if cache is None:
+            logits, cache = self.steps.begin(self.audio, [*prefix, first], [len(prefix)])
+        else:  # the prefix was read already (a score or the alignment pass): one step from its cache
+            logits, cache = self.steps.advance(self.audio, cache, np.array([first], dtype=np.int64))
         tokens = [first]
         for _ in range(max_tokens - 1):
             token = int(logits[0].argmax())
@@ -121,24 +142,63 @@ class WindowAudio:
             logits, cache = self.steps.advance(self.audio, cache, np.array([token], dtype=np.int64))
         return tokens
 
+    def _cache_of(self, prefix: list[int]) -> list[np.ndarray] | None:
+        """The self-attention cache of `prefix` where a text already read starts with it (its first positions:
+        the decoder is causal, so they are the numbers reading `prefix` alone gives)."""
+        for tokens, cache in self._read:
+            if len(tokens) >= len(prefix) and tokens[: len(prefix)] == prefix:
+                return [np.ascontiguousarray(layer[:, :, : len(prefix)]) for layer in cache]
+        return None
+
+    def continue_among(self, prefix: list[int], allowed: Callable[[int], np.ndarray],
+                       stop: Callable[[list[int]], bool], max_tokens: int) -> list[int]:
+        """What the decoder, greedy, writes after `prefix` when only `allowed(step)` token ids may come at each
+        step, until `stop(written so far)`: its own reading of the audio in a form the caller needs (digits)."""
+        cache = self._cache_of(prefix[:-1])
+        if cache is None:
+            logits, cache = self.steps.begin(self.audio, prefix, [len(prefix) - 1])
+        else:  # all but the prefix's last token read already: one step from that cache
+            logits, cache = self.steps.advance(self.audio, cache, np.array(prefix[-1:], dtype=np.int64))
+        tokens: list[int] = []
+        for step in range(max_tokens):
+            ids = allowed(step)
+            token = int(ids[logits[0, ids].argmax()])
+            tokens.append(token)
+            if stop(tokens):
+                break
+            logits, cache = self.steps.advance(self.audio, cache, np.array([token], dtype=np.int64))
+        return tokens
+
     def align(self, start: list[int], text_tokens: list[int]) -> ForcedText:
         """openai's alignment pass: `start` (start-of-transcript, no-timestamps), the text, end of text.
 
         The returned tokens, log-probabilities and score rows cover the text tokens and the end of text.
         """
         tokens = [*start, *text_tokens, self.eot]
-        hidden, scores = self.steps.aligned(self.audio, tokens)
+        if hasattr(self.steps, "aligned_cached"):
+            hidden, scores, cache = self.steps.aligned_cached(self.audio, tokens)
+            self._read.append((tokens, cache))
+        else:
+            hidden, scores = self.steps.aligned(self.audio, tokens)
         rows = slice(len(start) - 1, len(tokens) - 1)
-        logprobs = log_softmax(self.steps.token_logits(np.ascontiguousarray(hidden[rows])).astype(np.float32))
-        forced = _forced([*text_tokens, self.eot], logprobs)
+        forced = _forced(self.steps, hidden[rows], [*text_tokens, self.eot])
         return ForcedText(forced.tokens, forced.logprobs, forced.alternatives, forced.alternative_logprobs,
                           scores[:, rows])
 
 
-def _forced(tokens: list[int], logprobs: np.ndarray) -> ForcedText:
-    index = np.arange(len(tokens))
-    chosen = logprobs[index, tokens]
-    others = logprobs.copy()
-    others[index, tokens] = -np.inf
-    best = others.argmax(axis=-1)
-    return ForcedText(list(tokens), chosen, best, others[index, best])
+def _forced(steps: Any, hidden: np.ndarray, tokens: list[int]) -> ForcedText:
+    """Each row's forced token's log-probability and the best other token, LOGIT_ROWS rows of the vocabulary at
+    a time: scoring a dozen candidates of a long segment held ~1000 rows x 51864 floats three times over."""
+    chosen, best, best_logprobs, at = [], [], [], 0
+    for logits in steps.logits_chunks(np.ascontiguousarray(hidden), LOGIT_ROWS):
+        logprobs = log_softmax(logits.astype(np.float32, copy=False))
+        index, forced = np.arange(len(logprobs)), np.asarray(tokens[at: at + len(logprobs)])
+        chosen.append(logprobs[index, forced])
+        logprobs[index, forced] = -np.inf
+        best.append(logprobs.argmax(axis=-1))
+        best_logprobs.append(logprobs[index, best[-1]])
+        at += len(logprobs)
+    if not chosen:
+        empty = np.zeros(0, np.float32)
+        return ForcedText([], empty, np.zeros(0, np.int64), empty)
+    return ForcedText(list(tokens), np.concatenate(chosen), np.concatenate(best), np.concatenate(best_logprobs))

@@ -8,8 +8,8 @@ decoder never exposes attention weights (scaled_dot_product_attention fuses
 them away), so this pass recomputes cross-attention explicitly and returns the
 alignment heads' raw scores q.k / sqrt(d) beside the hidden states.
 
-Used by the torch decoder (torch_steps.py) and exported once to ONNX
-(decoder_export.py) for the torch-free worker (onnx_decoder.py).
+Used by the torch decoder (torch_steps.py); the torch-free worker's step graph
+returns the same scores beside its hidden states (decoder_export.py).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ numpy views of the torch results, so the crossing costs no copy on the CPU.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,6 +44,11 @@ class TorchSteps:
         with torch.inference_mode():
             weight = self.decoder.positional_embedding
             return self._numpy(self.decoder.logits(torch.from_numpy(hidden).to(weight.device, weight.dtype)))
+
+    def logits_chunks(self, hidden: np.ndarray, rows: int) -> Iterator[np.ndarray]:
+        """token_logits(hidden) in one piece: torch's dynamic quantization scales each call's rows together, so
+        pieces would change the numbers (the torch decoder is the fallback path; its memory is not bounded)."""
+        yield self.token_logits(hidden)
 
     def aligned(self, audio: list[KV], tokens: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """(hidden [T, state], raw scores of the decoder's alignment heads [heads, T, positions])."""

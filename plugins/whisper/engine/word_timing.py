@@ -100,7 +100,9 @@ def time_words(forced: ForcedText, pieces: list[str], audio_positions: int) -> l
     weights /= weights.sum(axis=-1, keepdims=True)
     std = weights.std(axis=-2, keepdims=True)
     weights = (weights - weights.mean(axis=-2, keepdims=True)) / np.where(std > 0, std, 1.0)
-    matrix = median_filter(weights).mean(axis=0)
+    # the heads' mean of their filtered weights, one head at a time: the running median's windows are a copy
+    # MEDIAN_FILTER_WIDTH times the input, 150 MB for all 8 heads of a full window of text at once
+    matrix = sum(median_filter(head) for head in weights) / len(weights)
     token_index, position_index = dtw(-matrix)
     jumps = np.concatenate([[True], np.diff(token_index) > 0])
     jump_s = position_index[jumps] * SECONDS_PER_POSITION  # where each token's path starts

@@ -36,7 +36,8 @@ VITAL_CUES = ("heart rate", "pulse", "pulse rate", "respiratory rate", "respirat
               "breathing rate", "gcs", "pulse ox", "spo2", "saturation", "sats", "sat", "temperature")
 _TOKEN = re.compile(r"\d+(?:[.:/]\d+)*%?|[A-Za-z]+(?:'[A-Za-z]+)?")
 _CLOCK = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
-_CONTEXT_WORDS = {"over", "percent", *UNITS}  # a number before one of these is not a clock time
+# a number before one of these is not a clock time: the unit words, and the symbols they are written as
+_CONTEXT_WORDS = {"over", "percent", *UNITS, *(symbol.lower() for symbol in UNITS.values())}
 _PLAIN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
@@ -83,10 +84,39 @@ def inverse_normalize(text: str) -> tuple[str, list[Rewrite]]:
             continue
         rewrite, i = found
         rewrites.append(rewrite)
-    out = text
-    for rewrite in reversed(rewrites):
-        out = out[:rewrite.start_char] + rewrite.written + out[rewrite.end_char:]
-    return out, rewrites
+    while True:
+        out, placed = _applied(text, rewrites)
+        joining = [r for r, (start, end) in zip(rewrites, placed, strict=True)
+                   if r.rule == "vital" and _beside_digit_group(out, start, end)]
+        if not joining:
+            return out, rewrites
+        rewrites = [r for r in rewrites if r not in joining]
+
+
+def _applied(text: str, rewrites: list[Rewrite]) -> tuple[str, list[tuple[int, int]]]:
+    """`text` with the rewrites made, and where each one's written form sits in it."""
+    pieces, placed, at, shift = [], [], 0, 0
+    for rewrite in rewrites:
+        pieces += [text[at:rewrite.start_char], rewrite.written]
+        start = rewrite.start_char + shift
+        placed.append((start, start + len(rewrite.written)))
+        shift += len(rewrite.written) - (rewrite.end_char - rewrite.start_char)
+        at = rewrite.end_char
+    return "".join(pieces) + text[at:], placed
+
+
+def _beside_digit_group(out: str, start: int, end: int) -> bool:
+    """A vital sign written in digits at out[start:end] sits right beside a digit group of the output ("pulse 0,
+    0 0"): read again, the run would be one time. Such a number stays in the words it was heard in."""
+    tokens = [_Token(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(out)]
+    for k, token in enumerate(tokens):
+        if not (token.text.isdigit() and len(token.text) <= 3) or _word(tokens, k + 1) in _CONTEXT_WORDS:
+            continue
+        if token.end <= start and not out[token.end:start].strip(" -,"):
+            return True
+        if token.start >= end and not out[end:token.start].strip(" -,"):
+            return True
+    return False
 
 
 def _rewrite_at(text: str, tokens: list[_Token], i: int) -> tuple[Rewrite, int] | None:
@@ -145,7 +175,8 @@ def _split_time_at(text: str, tokens: list[_Token], i: int) -> _Number | None:
     (four digits, every one of them heard); after 'at', or led by a zero."""
     end = i
     while end < len(tokens) and tokens[end].text.isdigit() and len(tokens[end].text) <= 3 \
-            and (end == i or not text[tokens[end - 1].end:tokens[end].start].strip(" -,")):
+            and (end == i or not text[tokens[end - 1].end:tokens[end].start].strip(" -,")) \
+            and _word(tokens, end + 1) not in _CONTEXT_WORDS:  # "12 percent" is a number of its own
         end += 1
     digits = "".join(t.text for t in tokens[i:end])
     after_at = i > 0 and tokens[i - 1].word == "at"
@@ -190,7 +221,7 @@ def _inside_number(text: str, tokens: list[_Token], i: int) -> bool:
     if i == 0 or not _joined(text, tokens, i - 1, i):
         return False
     before = tokens[i - 1]
-    digits = before.text.isdigit() and tokens[i].text.isdigit()
+    digits = before.text[0].isdigit() and tokens[i].text[0].isdigit()  # "0 09:15", as "zero 09:15" is
     return before.word in NUMBER_WORDS or _scale_and(tokens, i - 1) or digits
 
 

@@ -25,12 +25,13 @@ that change no word are applied: the rest are listed as considered.
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from tcccd.plugins.whisper.engine.forced import WindowEvidence
 from tcccd.plugins.whisper.engine.repetition import has_word
 from tcccd.plugins.whisper.review.audio_check import Proposal, Scorer, apply, check, scored_trail
+from tcccd.plugins.whisper.review.number_forms import FormReading, NumberForms
 from tcccd.plugins.whisper.review.number_twins import Doubt, doubts
 from tcccd.plugins.whisper.review.numbers import inverse_normalize
 
@@ -53,6 +54,10 @@ class ReviewSettings:
     twin: 18 numbers with a sound-alike twin on tune, one a confusion (0950 heard for 'zero nine fifteen', its
     twin 0915 scored 1.25 below it); 3 nats past it: 4.25, which also doubts 3 right numbers (two 0915 at 2.8 and
     3.0, a '50 mg' at 3.7) and none of the 14 others (bench/asr_review_tuning.py).
+    form: 3 numbers in a form nobody says on tune have a reading from their digits (bench/asr_form_tuning.py):
+    '28th' -> 28 scored 0.48 above what was heard (right), 'zero 930' -> 0930 4.37 below (right), '0.515' -> 0515
+    2.99 below (wrong: 'zero nine fifteen' was said). 3 nats short of the wrong one: 0 (from -0.01): a reading is
+    written only where the audio supports it at least as well as the broken form.
     """
 
     vocabulary_margin_logprob: float = 10.0  # a term may score this much below the words it replaces
@@ -60,6 +65,7 @@ class ReviewSettings:
     bias_margin_logprob: float = 8.0  # a term the bias chose may score this much below the unbiased reading
     uncertain_below: float = 0.3  # a word whose mean token probability is lower is listed in `uncertain`
     twin_margin_logprob: float = 4.25  # a number whose twin scores within this is listed in `uncertain`
+    form_margin_logprob: float = 0.0  # a number in a form nobody says is written as its reading within this
 
 
 @dataclass
@@ -75,6 +81,7 @@ class Decided:
     considered: list[dict[str, Any]]
     spans: list[tuple[int, int, int, int]] = field(default_factory=list)  # (reading from, to, text from, to)
     twins: list[Doubt] = field(default_factory=list)  # numbers of `reading` the audio does not tell from a twin
+    forms: list[FormReading] = field(default_factory=list)  # numbers in a form nobody says, spans of `reading`
 
 
 class SegmentReviewer:
@@ -91,6 +98,7 @@ class SegmentReviewer:
                         "number": self.settings.number_margin_logprob,
                         "unbiased": -self.settings.bias_margin_logprob}
         self._phonemes = threading.Lock()  # espeak (the corrector's phonemizer) is not thread-safe
+        self.forms = NumberForms(tokenizer, self.settings.form_margin_logprob, self.settings.twin_margin_logprob)
 
     def __call__(self, window: WindowEvidence) -> None:
         from tcccd.plugins.whisper.review.word_spans import segment_words, window_words
@@ -103,7 +111,8 @@ class SegmentReviewer:
         timed = window_words(window, [d.reading if d else None for d in decided], self.tokenizer)
         for segment, one, words in zip(window.segments, decided, timed, strict=True):
             if one is not None:
-                segment.review = segment_words(one, words, window, self.settings.uncertain_below, self.tokenizer)
+                segment.review = segment_words(one, words, window, self.settings.uncertain_below, self.tokenizer,
+                                               segment.start_s)
 
     def decide(self, heard: str, scorer: Scorer | None, unbiased: list[Proposal] | None = None) -> Decided | None:
         """None when `heard` holds no word ("." or "..." alone): nothing was said that the record could keep."""
@@ -125,14 +134,19 @@ class SegmentReviewer:
             number_verdicts = check(corrected, self._numbers(corrected), scorer, self.margins)
         considered += [v.considered(corrected) for v in number_verdicts if not v.accepted]
         taken = [v for v in number_verdicts if v.accepted]
-        reading = apply(corrected, [v.proposal for v in taken])
-        text = apply(corrected, [Proposal("number", v.proposal.start_char, v.proposal.end_char,
-                                          v.proposal.trail["written"]) for v in taken])
-        corrections = [scored_trail(v, "audio_logprob_heard", "audio_logprob_term") for v in accepted]
         written = [scored_trail(v, "audio_logprob_heard", "audio_logprob_written") for v in taken]
-        return Decided(heard, corrected, reading, text, corrections, written, considered,
-                       _reading_spans([v.proposal for v in taken]),
-                       doubts(reading, scorer, self.settings.twin_margin_logprob))
+        changes = [v.proposal for v in taken]
+        forms = self.forms.read(apply(corrected, changes), scorer) if self.write_numbers else []
+        form_changes = [_in_corrected(f, changes) for f in forms if f.written is not None]
+        written += [{**p.trail, "start_char": p.start_char, "end_char": p.end_char} for p in form_changes]
+        changes = sorted(changes + form_changes, key=lambda p: p.start_char)
+        reading = apply(corrected, changes)
+        text = apply(corrected, [Proposal("number", p.start_char, p.end_char, p.trail["written"]) for p in changes])
+        spans = _reading_spans(changes)
+        doubted = [_moved(f, forms) for f in forms if f.doubted]  # spans of the final reading
+        corrections = [scored_trail(v, "audio_logprob_heard", "audio_logprob_term") for v in accepted]
+        return Decided(heard, corrected, reading, text, corrections, written, considered, spans,
+                       doubts(reading, scorer, self.settings.twin_margin_logprob), doubted)
 
     def _vocabulary(self, heard: str) -> list[Proposal]:
         if self.corrector is None:
@@ -191,6 +205,27 @@ def _without_overlaps(verdicts: list[Any]) -> list[Any]:
         if all(p.end_char <= q.proposal.start_char or q.proposal.end_char <= p.start_char for q in chosen):
             chosen.append(v)
     return sorted(chosen, key=lambda v: v.proposal.start_char)
+
+
+def _moved(form: FormReading, forms: list[FormReading]) -> FormReading:
+    """`form` (a span of the reading before any number read again was written) on the final reading's span."""
+    shift = sum(len(f.replacement) - len(f.heard) for f in forms if f.start_char < form.start_char)
+    return replace(form, start_char=form.start_char + shift, end_char=form.start_char + shift + len(form.replacement))
+
+
+def _in_corrected(form: FormReading, changes: list[Proposal]) -> Proposal:
+    """A number read again and written (number_forms.py; a span of the reading) as a change of the corrected
+    text, with its audit entry."""
+    shift = sum(len(p.replacement) - (p.end_char - p.start_char) for p in changes if p.start_char < form.start_char)
+    trail = {"heard": form.heard, "written": form.replacement, "rule": "form", "reading": form.replacement,
+             "audio_logprob_heard": round(form.logprob_heard, 3),
+             "audio_logprob_written": next(round(lp, 3) for t, lp, _ in form.readings if t == form.written),
+             "readings": _readings_trail(form)}
+    return Proposal("number", form.start_char - shift, form.end_char - shift, form.replacement, trail)
+
+
+def _readings_trail(form: FormReading) -> list[dict[str, Any]]:
+    return [{"text": t, "audio_logprob": round(lp, 3), "source": source} for t, lp, source in form.readings]
 
 
 def _reading_spans(taken: list[Proposal]) -> list[tuple[int, int, int, int]]:

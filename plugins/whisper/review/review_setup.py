@@ -35,7 +35,8 @@ def build_review(params: WhisperParams, transcriber: Any, log: Any) -> tuple[Any
     bias = _bias(terms, transcriber, log) if params.vocabulary_biasing else None
     bias_check = BiasCheck(terms, tokenizer) if bias is not None else None
     settings = ReviewSettings(params.term_margin_logprob, params.number_margin_logprob,
-                              params.bias_margin_logprob, params.uncertain_below, params.twin_margin_logprob)
+                              params.bias_margin_logprob, params.uncertain_below, params.twin_margin_logprob,
+                              params.form_margin_logprob)
     return corrector, bias, SegmentReviewer(tokenizer, corrector, params.write_numbers, settings, bias_check)
 
 

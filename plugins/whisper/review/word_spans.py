@@ -67,16 +67,22 @@ def _alternative(forced: ForcedText, word: TimedWord) -> int:
 
 
 def segment_words(decided: Any, words: list[ReadWord], window: WindowEvidence, uncertain_below: float,
-                  tokenizer: Any) -> Written:
-    """review.Decided + its timed words -> the segment's record (text, audit trail, words, uncertain)."""
+                  tokenizer: Any, segment_start_s: float = 0.0) -> Written:
+    """review.Decided + its timed words -> the segment's record (text, audit trail, words, uncertain).
+
+    The first word starts no earlier than the segment's own start timestamp: the alignment's path begins at the
+    window's first position whatever was said there, so its first word would otherwise cover any speech the
+    decoder skipped before it, and the coverage check (coverage.py) could never see it."""
     placed: dict[tuple[int, int], dict[str, Any]] = {}
     sources: dict[tuple[int, int], ReadWord] = {}
     twins: dict[tuple[int, int], Doubt] = {}
+    forms: dict[tuple[int, int], Any] = {}
     for word in words:
         core = _core(decided.reading, word.start_char, word.end_char)
         if core is None:
             continue
         twin = next((d for d in decided.twins if d.start_char < core[1] and core[0] < d.end_char), None)
+        form = next((f for f in decided.forms if f.start_char < core[1] and core[0] < f.end_char), None)
         span = _trimmed(decided.text, _in_text(core, decided.spans))
         entry = {"text": decided.text[span[0]:span[1]], "start_s": round(window.offset_s + word.timed.start_s, 3),
                  "end_s": round(window.offset_s + word.timed.end_s, 3),
@@ -90,11 +96,17 @@ def segment_words(decided: Any, words: list[ReadWord], window: WindowEvidence, u
         placed[span], sources[span] = entry, word
         if twin is not None:
             twins[span] = twin
+        if form is not None:
+            forms[span] = form
     ordered = [placed[s] for s in sorted(placed)]
+    if ordered:
+        first = ordered[0]
+        first["start_s"] = min(max(first["start_s"], round(segment_start_s, 3)), first["end_s"])
     uncertain = [_doubted(e, window, sources[(e["start_char"], e["end_char"])],
                           twins.get((e["start_char"], e["end_char"])), tokenizer)
+                 | _readings(forms.get((e["start_char"], e["end_char"])))
                  for e in ordered
-                 if e["probability"] < uncertain_below or (e["start_char"], e["end_char"]) in twins]
+                 if e["probability"] < uncertain_below or (e["start_char"], e["end_char"]) in twins | forms]
     return Written(decided.heard, decided.text, decided.corrections, decided.numbers, decided.considered,
                    ordered, uncertain)
 
@@ -110,6 +122,15 @@ def _doubted(entry: dict[str, Any], window: WindowEvidence, word: ReadWord, twin
         doubt |= {"twin": written, "audio_logprob_heard": round(twin.logprob_heard, 3),
                   "audio_logprob_twin": round(twin.logprob_twin, 3)}
     return doubt
+
+
+def _readings(form: Any) -> dict[str, Any]:
+    """A number in a form nobody says (number_forms.py): every reading the audio scored, best first."""
+    if form is None:
+        return {}
+    return {"readings": [{"text": t, "audio_logprob": round(lp, 3), "source": source}
+                         for t, lp, source in form.readings],
+            "audio_logprob_heard": round(form.logprob_heard, 3)}
 
 
 def _core(reading: str, start: int, end: int) -> tuple[int, int] | None:

@@ -11,6 +11,15 @@ time inside a chunk moves with it, a time in the pause between two chunks
 sticks to the end of the chunk before. The coverage check (coverage.py) then
 compares the kept words with VAD's speech on the file's own clock, so a
 phrase lost in a packed window is decoded again or reported, as before.
+
+A chunk that starts on a word (`leads`: a recording whose first sample is
+speech, so VAD's pad had nothing to take) gets the same pause before it even
+first in its window: tiny.en wrote "It could apply" and "can apply" for the
+kit's own voice saying "Tourniquet applied" from its first sample, where
+faster-whisper with the same weights kept the first word; with the pause,
+tcccd keeps it too (tests/data/first-words). Chunks with a pause of their own
+are left as they are: on real voices the added pause changed other words
+both ways.
 """
 
 from __future__ import annotations
@@ -76,20 +85,22 @@ class PackedWindow:
         return dataclasses.replace(written, words=words)
 
 
-def pack_windows(audio: np.ndarray, chunks: list[Span], window_s: float = 30.0,
-                 gap_s: float = 0.3) -> list[PackedWindow]:
-    """The chunks, in order, in windows of at most `window_s` (a longer chunk gets a window of its own)."""
-    limit, gap = int(window_s * RATE_HZ), np.zeros(int(gap_s * RATE_HZ), np.float32)
+def pack_windows(audio: np.ndarray, chunks: list[Span], window_s: float = 30.0, gap_s: float = 0.3,
+                 leads: list[bool] | None = None) -> list[PackedWindow]:
+    """The chunks, in order, a pause of `gap_s` between them (and before each chunk `leads` marks), in windows
+    of at most `window_s` (a longer chunk gets a window of its own)."""
+    leads = leads or [False] * len(chunks)
+    limit, gap = window_s * RATE_HZ, np.zeros(int(gap_s * RATE_HZ), np.float32)
     windows: list[PackedWindow] = []
     parts: list[np.ndarray] = []
     pieces: list[Piece] = []
     used = 0
-    for chunk in chunks:
+    for chunk, lead in zip(chunks, leads, strict=True):
         length = chunk.end - chunk.start
         if pieces and used + len(gap) + length > limit:
             windows.append(PackedWindow(np.concatenate(parts), pieces))
             parts, pieces, used = [], [], 0
-        if pieces:
+        if pieces or lead:
             parts.append(gap)
             used += len(gap)
         pieces.append(Piece(used, chunk.start, length))
@@ -100,6 +111,9 @@ def pack_windows(audio: np.ndarray, chunks: list[Span], window_s: float = 30.0,
     return windows
 
 
-def one_per_chunk(audio: np.ndarray, chunks: list[Span]) -> list[PackedWindow]:
-    """Each chunk decoded alone (`pack_windows: false`): the way before packing, for comparison."""
-    return [PackedWindow(audio[c.start:c.end], [Piece(0, c.start, c.end - c.start)]) for c in chunks]
+def one_per_chunk(audio: np.ndarray, chunks: list[Span], gap_s: float = 0.3,
+                  leads: list[bool] | None = None) -> list[PackedWindow]:
+    """Each chunk decoded alone (`pack_windows: false`; a live utterance), after a pause where `leads` says."""
+    leads = leads or [False] * len(chunks)
+    return [pack_windows(audio, [chunk], float("inf"), gap_s, [lead])[0]
+            for chunk, lead in zip(chunks, leads, strict=True)]

@@ -12,7 +12,7 @@ from tcccd.plugins.whisper.review.review import ReviewSettings
 RELOAD_KEYS = ("model", "backend", "fallback_backends", "device", "threads", "decoder_int8")
 VOCABULARY_KEYS = ("vocabulary", "vocabulary_correction", "vocabulary_min_similarity", "vocabulary_biasing",
                    "write_numbers", "term_margin_logprob", "number_margin_logprob", "bias_margin_logprob",
-                   "uncertain_below", "twin_margin_logprob")
+                   "uncertain_below", "twin_margin_logprob", "form_margin_logprob")
 
 
 class WhisperParams(PluginParams):
@@ -27,6 +27,10 @@ class WhisperParams(PluginParams):
     decode_workers: int | None = Field(None, ge=1, description="a file's VAD chunks decoded at once; null = threads "
                                        "(2 cores, 45 s file: 2 -> ~332 MiB VmHWM; bench/asr_worker_memory.py)")
     beam_size: int = Field(5, ge=1, le=16, description="1 = greedy")
+    audio_context: Literal["full", "auto"] = Field("full", description="what the encoder sees of a window: the 30 s "
+                                                   "it was trained on, or `auto`, only the frames holding audio "
+                                                   "plus 1 s (decoded again with the full window where that "
+                                                   "looks wrong: window_policy.py)")
     temperatures: tuple[float, ...] = Field((0.0, 0.2, 0.4, 0.6, 0.8, 1.0), min_length=1)
     no_speech_threshold: float = Field(0.6, ge=0, le=1)
     logprob_threshold: float = Field(-1.0, le=0)
@@ -62,3 +66,9 @@ class WhisperParams(PluginParams):
                                        description="a number is listed in `uncertain` when the audio scores its "
                                        "twin (50 for 15, 0950 for 0915) at most this many nats below it "
                                        "(number_twins.py; tuned on tune.txt)")
+    form_margin_logprob: float = Field(ReviewSettings.form_margin_logprob, ge=-100, le=100,
+                                       description="a number in a form no time or quantity has ('0.922' after "
+                                       "'at', '1 30' after 'pulse') is written as its reading from the digits "
+                                       "heard when the audio scores it at most this many nats below them; "
+                                       "otherwise, or when another reading scores close, it is listed in "
+                                       "`uncertain` with every reading (number_forms.py; tuned on tune.txt)")

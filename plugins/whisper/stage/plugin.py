@@ -8,7 +8,7 @@ it (review.py), and speech no kept word covers is decoded again or reported (cov
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -17,12 +17,14 @@ import numpy as np
 
 from tcccd.kit.audio import load_mono
 from tcccd.kit.plugin import Plugin, PluginError, PluginParams, cpu_threads, elapsed_ms
-from tcccd.plugins.whisper.review.coverage import CoverageSettings
 from tcccd.plugins.whisper.review.heard import Heard
+from tcccd.plugins.whisper.review.review import without_words
+from tcccd.plugins.whisper.stage.cover import CoveragePass
 from tcccd.plugins.whisper.stage.packing import one_per_chunk, pack_windows
 from tcccd.plugins.whisper.stage.params import RELOAD_KEYS, VOCABULARY_KEYS, WhisperParams
 from tcccd.plugins.whisper.stage.partials import PartialCounts
-from tcccd.plugins.whisper.stage.vad import RATE_HZ, SpeechDetector, VadSettings, pack_spans
+from tcccd.plugins.whisper.stage.speculative import Speculation, SpeculationCounts
+from tcccd.plugins.whisper.stage.vad import RATE_HZ, Span, SpeechDetector, VadSettings, pack_spans
 from tcccd.wire.protocol import Message
 
 
@@ -42,10 +44,11 @@ class WhisperPlugin(Plugin):
         self._bias: Any = None
         self._streams: dict[str, Any] = {}
         self._dropped_loops = 0
-        self._not_transcribed = 0
-        self._coverage = CoverageSettings()
+        self._cover = CoveragePass(self, self.log)
         self._partial_counts = PartialCounts()
         self._partial_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="whisper-partial")  # no thread yet
+        self._final_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="whisper-final")
+        self._speculation_counts = SpeculationCounts()
 
     def setup(self) -> None:
         self._detector = SpeechDetector.load(self._vad_settings())
@@ -75,7 +78,8 @@ class WhisperPlugin(Plugin):
         spans = self._detector.speech_spans(audio)
         chunks = pack_spans(spans, self.params.max_utterance_s, self.params.max_gap_s)
         timings["vad_ms"] = elapsed_ms(t1)
-        windows = pack_windows(audio, chunks) if self.params.pack_windows else one_per_chunk(audio, chunks)
+        leads = [self._detector.starts_on_speech(audio[c.start:]) for c in chunks]
+        windows = (pack_windows if self.params.pack_windows else one_per_chunk)(audio, chunks, leads=leads)
         results = self._transcriber.transcribe_many([w.audio for w in windows], self._options(review=True),
                                                     workers=self.params.decode_workers or self.params.threads
                                                     or cpu_threads())
@@ -88,11 +92,17 @@ class WhisperPlugin(Plugin):
                 "timings_ms": _rounded(timings), "backend": self._transcriber.backend, **heard.dropped_field()}
         return message.reply("transcript", data, final=True)
 
-    def _recognise(self, audio: np.ndarray, offset_s: float, timings: dict[str, float]) -> Heard:
-        """Segments Whisper is confident hold speech, reviewed on the audio, on the recording's clock."""
-        heard = Heard()
-        self._take(self._transcriber.transcribe(audio, self._options(review=True)), offset_s, timings, heard)
-        return heard
+    def decode_piece(self, audio: np.ndarray, offset_s: float, timings: dict[str, float], heard: Heard,
+                     check: Callable[[], None] | None = None) -> None:
+        """Segments Whisper is confident hold speech, reviewed on the audio, on the recording's clock, into
+        `heard` (cover.PieceDecoder); `check` in place of the request's own (work on another thread)."""
+        self._take(self._decode_alone(audio, self._options(review=True, check=check)), offset_s, timings, heard)
+
+    def _decode_alone(self, audio: np.ndarray, options: Any) -> Any:
+        """One piece of speech decoded on its own (after a pause if it starts on a word: packing.py), with its
+        times on the piece's clock."""
+        [window] = one_per_chunk(audio, [Span(0, len(audio))], leads=[self._detector.starts_on_speech(audio)])
+        return window.on_file_clock(self._transcriber.transcribe(window.audio, options))
 
     def _take(self, result: Any, offset_s: float, timings: dict[str, float], heard: Heard,
               partial: bool = False) -> None:
@@ -102,7 +112,8 @@ class WhisperPlugin(Plugin):
             timings[key] = timings.get(key, 0.0) + ms
         t0 = time.perf_counter()
         for seg in result.segments:
-            written = seg.review if seg.review is not None else self._decided_without_audio(seg.text)
+            # a segment no decoder pass checked (partials, ctranslate2): only rewrites that change no word apply
+            written = seg.review if seg.review is not None else without_words(self._reviewer.decide(seg.text, None))
             if written is None:
                 continue
             heard.add(written, seg.start_s, seg.end_s, seg.avg_logprob, seg.no_speech_prob, offset_s)
@@ -119,34 +130,6 @@ class WhisperPlugin(Plugin):
             self.log.warning("speech dropped: the decoder could only transcribe it as a loop", start_s=start_s,
                              end_s=end_s, heard=drop.heard)
             heard.dropped.append({"start_s": start_s, "end_s": end_s, "reason": drop.reason})
-
-    def _cover(self, audio: np.ndarray, speech: list[tuple[float, float]], heard: Heard, offset_s: float,
-               timings: dict[str, float]) -> None:
-        """Speech VAD found that no kept word covers is decoded again alone; what still gives no words is
-        reported in `dropped` (reason not_transcribed), counted and logged (coverage.py)."""
-        from tcccd.plugins.whisper.review.coverage import covered_by, recover, uncovered
-
-        settings = self._coverage
-        gaps = uncovered(speech, covered_by(heard.segments, heard.dropped, settings.word_margin_s),
-                         settings.min_uncovered_s)
-        if not gaps:
-            return
-        t0 = time.perf_counter()
-
-        def redo(start_s: float, end_s: float) -> list[dict[str, Any]]:
-            first = max(0, int((start_s - offset_s - settings.redo_margin_s) * RATE_HZ))
-            last = min(len(audio), int((end_s - offset_s + settings.redo_margin_s) * RATE_HZ))
-            again = Heard()
-            self._take(self._transcriber.transcribe(audio[first:last], self._options(review=True)),
-                       offset_s + first / RATE_HZ, timings, again)
-            heard.dropped.extend(again.dropped)
-            return again.segments
-
-        for start_s, end_s in recover(gaps, redo, heard.segments, heard.dropped):
-            self._not_transcribed += 1
-            self.log.warning("speech not transcribed: VAD heard speech that no decode turned into words",
-                             start_s=start_s, end_s=end_s)
-        timings["coverage_ms"] = elapsed_ms(t0)
 
     def _stream(self, message: Message) -> Iterator[Message]:
         """Finals first: the utterance's end is seen at the chunk that ends it, never behind a partial
@@ -166,6 +149,7 @@ class WhisperPlugin(Plugin):
                                                    "utterance": session.segmenter.next_index})
             for utterance in finished:
                 yield self._utterance_reply(message, session, utterance)
+            self._maybe_speculate(message, session)
             self._maybe_partial(message, session, lag_s)
         except Exception:
             self._close_stream(message.id)
@@ -182,6 +166,7 @@ class WhisperPlugin(Plugin):
 
         session = StreamSession.open(message.audio, self._detector, self._vad_settings())
         session.partials = PartialSchedule(self._partial_counts)
+        session.speculation = Speculation(self._speculation_counts)
         self._streams[message.id] = session
         return session
 
@@ -189,10 +174,21 @@ class WhisperPlugin(Plugin):
         session = self._streams.pop(request_id, None)
         if session is not None:
             session.partials.abandon()
+            session.speculation.abandon(count=False)
+
+    def _maybe_speculate(self, message: Message, session: Any) -> None:
+        """Once the open utterance's audio is settled in a pause, decode its final now (speculative.py); speech
+        that resumed abandons the one in flight."""
+        settled = None if message.final else session.segmenter.settled()
+        if settled is None:
+            session.speculation.abandon()
+        elif not session.speculation.running or session.speculation.index != settled[0]:
+            session.partials.abandon()
+            session.speculation.start(self._final_pool, self._final, *settled)
 
     def _maybe_partial(self, message: Message, session: Any, lag_s: float) -> None:
-        """Start a partial of the utterance so far when one is due and none is in flight."""
-        if message.final or not session.segmenter.in_speech:
+        """Start a partial of the utterance so far when one is due, none is in flight and no final is decoding."""
+        if message.final or not session.segmenter.in_speech or session.speculation.running:
             return
         audio = session.segmenter.current_audio()  # a new array: the stream goes on while the partial decodes
         if session.partials.due(self.params.partial_interval_ms, len(audio), RATE_HZ, lag_s):
@@ -200,19 +196,22 @@ class WhisperPlugin(Plugin):
 
     def _partial_text(self, audio: np.ndarray, check: Any) -> str:
         """A partial's text (on the partials' thread): no review, no drops counted; `check` abandons it."""
-        import dataclasses
-
         heard = Heard()
-        options = dataclasses.replace(self._options(), check=check)
-        self._take(self._transcriber.transcribe(audio, options), 0.0, {}, heard, partial=True)
+        self._take(self._decode_alone(audio, self._options(check=check)), 0.0, {}, heard, partial=True)
         return heard.text
 
-    def _utterance_reply(self, message: Message, session: Any, utterance: Any) -> Message:
+    def _final(self, audio: np.ndarray, start_s: float, check: Callable[[], None] | None = None) -> tuple:
+        """An utterance's final: (heard, timings), decoded and covered (on the speculative thread, or in line)."""
         timings: dict[str, float] = {}
-        heard = self._recognise(utterance.audio, utterance.start_s, timings)
-        speech = [(utterance.start_s + s.start_s, utterance.start_s + s.end_s)
-                  for s in self._detector.speech_spans(utterance.audio)]
-        self._cover(utterance.audio, speech, heard, utterance.start_s, timings)
+        heard = Heard()
+        self.decode_piece(audio, start_s, timings, heard, check)
+        speech = [(start_s + s.start_s, start_s + s.end_s) for s in self._detector.speech_spans(audio)]
+        self._cover(audio, speech, heard, start_s, timings, check)
+        return heard, timings
+
+    def _utterance_reply(self, message: Message, session: Any, utterance: Any) -> Message:
+        parts = session.speculation.take(utterance.index, len(utterance.audio))
+        heard, timings = parts if parts is not None else self._final(utterance.audio, utterance.start_s)
         entry = {"partial": False, "text": heard.text, "utterance": utterance.index,
                  "start_s": round(utterance.start_s, 3), "end_s": round(utterance.end_s, 3), **heard.dropped_field()}
         session.utterances.append(entry)
@@ -243,12 +242,14 @@ class WhisperPlugin(Plugin):
                 "vocabulary_terms": len(self._corrector.terms) if self._corrector else 0,
                 "vocabulary_biasing": self._bias is not None,
                 "open_streams": len(self._streams), "dropped_loops": self._dropped_loops,
-                "not_transcribed": self._not_transcribed, **self._partial_counts.as_health()}
+                "not_transcribed": self._cover.not_transcribed, **self._partial_counts.as_health(),
+                **self._speculation_counts.as_health()}
 
     def teardown(self) -> None:
         for request_id in list(self._streams):
             self._close_stream(request_id)
         self._partial_pool.shutdown(wait=True, cancel_futures=True)
+        self._final_pool.shutdown(wait=True, cancel_futures=True)
         self._transcriber = None
 
     def _load_transcriber(self) -> Any:
@@ -274,19 +275,15 @@ class WhisperPlugin(Plugin):
         except ValueError as exc:
             raise PluginError(str(exc), code="bad_config") from None
 
-    def _decided_without_audio(self, heard: str) -> Any:
-        """A segment no decoder pass can check (partial results, the ctranslate2 backend): only rewrites that
-        change no word reach its text."""
-        from tcccd.plugins.whisper.review.review import without_words
-
-        return without_words(self._reviewer.decide(heard, None))
-
-    def _options(self, review: bool = False) -> Any:
-        """Decoding settings; `review`: check rewrites and time words on each window's audio (final results)."""
+    def _options(self, review: bool = False, check: Callable[[], None] | None = None) -> Any:
+        """Decoding settings; `review`: check rewrites and time words on each window's audio (final results);
+        `check`: what abandons the work, in place of the request's own (work on a thread of the stage's)."""
         from tcccd.plugins.whisper.engine.transcriber import DecodeOptions
 
-        return DecodeOptions(beam_size=self.params.beam_size, temperatures=tuple(self.params.temperatures),
-                             no_speech_threshold=self.params.no_speech_threshold, check=self.context.check_cancelled,
+        return DecodeOptions(beam_size=self.params.beam_size, audio_context=self.params.audio_context,
+                             temperatures=tuple(self.params.temperatures),
+                             no_speech_threshold=self.params.no_speech_threshold,
+                             check=check or self.context.check_cancelled,
                              logprob_threshold=self.params.logprob_threshold,
                              logits_processors=(self._bias,) if self._bias is not None else (),
                              review=self._reviewer if review else None)

@@ -46,6 +46,7 @@ class UtteranceSegmenter:
         self._speech_windows = 0
         self._silent_windows = 0
         self._emitted = 0
+        self._settled_windows = 0  # > 0: the open utterance's audio if the pause going on ends it (windows)
 
     @property
     def in_speech(self) -> bool:
@@ -63,6 +64,14 @@ class UtteranceSegmenter:
 
     def current_audio(self) -> np.ndarray:
         return np.concatenate(self._windows) if self._windows else np.zeros(0, np.float32)
+
+    def settled(self) -> tuple[int, float, np.ndarray] | None:
+        """(index, start_s, audio) the open utterance will have if the pause now going on ends it: its speech and
+        the pad after it are in. None while speech goes on, or before the pad has come. The final may be decoded
+        from this at once (a speculative final) instead of after the rest of the pause."""
+        if not self._settled_windows:
+            return None
+        return self._emitted, self._start_sample / RATE_HZ, np.concatenate(self._windows[:self._settled_windows])
 
     def feed(self, audio: np.ndarray) -> list[Utterance]:
         joined = np.concatenate([self._pending, audio.astype(np.float32, copy=False)])
@@ -96,13 +105,18 @@ class UtteranceSegmenter:
                 self._preroll.append(window)
             return None
         self._windows.append(window)
+        pad_windows = self._preroll.maxlen or 0
         if prob < self.settings.release_threshold:
             self._silent_windows += 1
         else:
             self._silent_windows = 0
             self._speech_windows += prob >= self.settings.threshold
+        settles_at = max(pad_windows, 1)  # the pause's windows the utterance keeps as its pad are in
+        if self._silent_windows < settles_at:
+            self._settled_windows = 0
+        elif self._silent_windows == settles_at:
+            self._settled_windows = len(self._windows) - (settles_at - pad_windows)
         if self._silent_windows * WINDOW_MS >= self.settings.min_silence_ms:
-            pad_windows = self._preroll.maxlen or 0
             return self._close(trailing_windows=max(0, self._silent_windows - pad_windows))
         if len(self._windows) * WINDOW_SAMPLES >= self.settings.max_utterance_s * RATE_HZ:
             return self._close(trailing_windows=0)
@@ -111,7 +125,7 @@ class UtteranceSegmenter:
     def _close(self, trailing_windows: int) -> Utterance | None:
         kept = self._windows[:len(self._windows) - trailing_windows]
         speech_ms = self._speech_windows * WINDOW_MS
-        self._windows, self._speech_windows, self._silent_windows = [], 0, 0
+        self._windows, self._speech_windows, self._silent_windows, self._settled_windows = [], 0, 0, 0
         if speech_ms < self.settings.min_speech_ms or not kept:
             return None
         audio = np.concatenate(kept)
@@ -130,6 +144,7 @@ class StreamSession:
     utterances: list[dict[str, Any]] = field(default_factory=list)
     resampler: Any = None
     partials: Any = None  # partials.PartialSchedule, set by the stage
+    speculation: Any = None  # speculative.Speculation, set by the stage
     received_samples: int = 0  # 16 kHz samples received so far: the stream's audio clock
 
     @classmethod

@@ -95,6 +95,13 @@ class SpeechDetector:
         padded = np.pad(audio, (0, -len(audio) % WINDOW_SAMPLES))
         return [self.step(state, padded[i:i + WINDOW_SAMPLES]) for i in range(0, len(padded), WINDOW_SAMPLES)]
 
+    def starts_on_speech(self, audio: np.ndarray, within_ms: float = 96.0) -> bool:
+        """Speech in the first `within_ms` of `audio`: it holds no pause before its first word (a recording
+        that starts on a word; VAD's pad could not be taken from before it)."""
+        windows = max(1, round(within_ms * RATE_HZ / 1000 / WINDOW_SAMPLES))
+        head = np.pad(audio[: windows * WINDOW_SAMPLES], (0, max(0, windows * WINDOW_SAMPLES - len(audio))))
+        return any(p >= self.settings.threshold for p in self.probabilities(head))
+
     def speech_spans(self, audio: np.ndarray) -> list[Span]:
         """Where a whole recording holds speech, in samples; spans longer than max_utterance_s are split."""
         if len(audio) < WINDOW_SAMPLES:

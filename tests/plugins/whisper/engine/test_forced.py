@@ -53,6 +53,25 @@ def test_one_batched_pass_scores_each_text_as_step_by_step_decoding_does(request
     assert forced[0].total > forced[1].total + 5 and forced[0].total > forced[2].total + 20  # what was said wins
 
 
+def test_a_continuation_from_a_text_already_read_is_the_one_read_afresh(onnx_transcriber, sentence_audio):
+    """continue_greedy starts from the cache of a scored or aligned text when it holds the prefix: the same
+    tokens as reading the prefix again (and the same as on a window that never read anything)."""
+    tok = onnx_transcriber.tokenizer
+    text = tok.encode(" The patient is breathing and the bleeding has stopped.")
+    fresh = window_audio(onnx_transcriber, sentence_audio)
+    read = window_audio(onnx_transcriber, sentence_audio)
+    read.score([tok.sot, tok.timestamp_begin], [text])
+    read.align([tok.sot, tok.no_timestamps], text)
+
+    def never(token, written):
+        return False
+
+    for prefix in ([tok.sot, tok.timestamp_begin, *text[:3]], [tok.sot, tok.no_timestamps, *text[:5]]):
+        first = text[len(prefix) - 2]
+        assert read._cache_of(prefix) is not None and fresh._cache_of(prefix) is None
+        assert read.continue_greedy(prefix, first, never, 5) == fresh.continue_greedy(prefix, first, never, 5)
+
+
 def test_the_alignment_pass_on_onnx_matches_the_torch_decoder(onnx_transcriber, transcriber, sentence_audio):
     tok = onnx_transcriber.tokenizer
     start, text = [tok.sot, tok.no_timestamps], tok.encode(" The patient is breathing.")

@@ -148,7 +148,7 @@ def test_files_are_keyed_by_the_decoder_weights_and_the_alignment_heads(tmp_path
     assert DecoderFiles.for_state(tmp_path, changed, heads).step != files.step
     assert DecoderFiles.for_state(tmp_path, encoder_only, heads) == files
     other_heads = DecoderFiles.for_state(tmp_path, state, heads[:4])
-    assert other_heads.align != files.align and other_heads.step == files.step
+    assert other_heads.step != files.step and other_heads.proj == files.proj
     assert not files.cached()
 
 

@@ -33,3 +33,14 @@ def test_a_gap_that_decodes_again_joins_the_record_and_one_that_does_not_is_repo
     reported = recover([(2.8, 4.2), (6.0, 7.5)], redo, segments, dropped)
     assert segments == [segment(0.0, 1.0, [(0.2, 0.8)]), found]
     assert dropped == [{"start_s": 6.0, "end_s": 7.5, "reason": NOT_TRANSCRIBED}] and reported == [(6.0, 7.5)]
+
+
+def test_speech_before_the_first_kept_word_counts_from_a_shorter_stretch():
+    """'it applied' for 'Tourniquet applied': the lost word is at the start of what was said, with no kept word
+    before it to leave a long gap."""
+    covered = covered_by([segment(0.5, 2.0, [(0.9, 1.1), (1.2, 1.6)])], [], margin_s=0.3)
+    assert uncovered([(0.0, 2.0)], covered, min_s=0.7) == []
+    assert uncovered([(0.0, 2.0)], covered, min_s=0.7, min_head_s=0.3) == [(0.0, 0.6)]
+    assert uncovered([(0.4, 2.0)], covered, min_s=0.7, min_head_s=0.3) == []  # VAD's own pad before the word
+    mid = covered_by([segment(0.0, 4.0, [(0.2, 0.6), (1.4, 1.8)])], [], margin_s=0.3)
+    assert uncovered([(0.0, 2.0)], mid, min_s=0.7, min_head_s=0.3) == []  # 0.2 s between words is a pause

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tcccd.plugins.whisper.review.numbers import UNITS, inverse_normalize
@@ -63,7 +63,7 @@ def test_numbers_split_by_punctuation_are_not_joined():
 WORDS = ["zero", "one", "two", "five", "nine", "twelve", "fifteen", "twenty", "thirty", "eighty", "ninety",
          "hundred", "point", "over", "percent", "of", "at", "heart", "rate", "pulse", "is", "the", "a", "second",
          "casualty", "TXA", "gram", "grams", "milligrams", "micrograms", "12", "0.4", "09:15", "120/80", "92%",
-         "mg", "Tourniquet", "to"]
+         "mg", "Tourniquet", "to", "0", "9", "15", "120", "and", "14:30", "0-9-15", "0.515", "1 30"]
 
 
 @st.composite
@@ -90,6 +90,14 @@ def test_a_text_ending_on_a_range_begun_is_left_as_heard(heard):
 
 @settings(max_examples=400, deadline=None)
 @given(transcripts())
+@example("pulse zero 09:15")  # 'pulse 0 09:15', then 'pulse 0 0915': a digit after a digit is inside a number too
+@example("pulse twelve twelve 09:15")
+@example("grams, pulse, 0, 120 gram grams")  # '0, 120 g' then '0120 g': a unit symbol is context, as its word
+@example("pulse-zero, 0 0, 0.")  # 'pulse-0, 0 0, 0.' then '0000': a vital sign's digits joined a run
+@example("pulse zero nine, 15")
+@example("pulse-thirty, 0-9-15.")  # the run beside it becomes one time: the vital sign is written after all
+@example("0-9-15, 12 percent, 1 30.")  # '12 percent' is a number of its own, not a piece of the time before it
+@example("two 0-9-15 zero, pulse. 9 eighty grams. pulse rate twenty twelve, 0-9-15 twelve thirty.")
 def test_it_never_adds_content_and_is_idempotent(heard):
     text, rewrites = inverse_normalize(heard)
     out_words, in_words = iter(_words(heard)), _words(text)
@@ -176,3 +184,13 @@ def test_every_digit_written_comes_from_a_number_heard(numbers, lead):
         digits = re.findall(r"\d+(?:\.\d+)?", rewrite.written)
         assert "".join(digits) == "".join(re.findall(r"\d", normalize(rewrite.heard))), rewrite
     assert not Counter(re.findall(r"\d+", text)) - Counter(said + re.findall(r"\d+", heard)), (heard, text)
+
+
+@pytest.mark.parametrize(("heard", "written"), [
+    ("pulse one ten, 98 percent", "pulse 110, 98%"),  # a digit group with its own context does not hold it back
+    ("pulse zero 09:15", "pulse 0 09:15"),  # the clock time after a number is its tail, in digits as in words
+    ("pulse zero nine, 15", "pulse zero nine, 15"),  # written '09, 15' it would read as the time 0915
+])
+def test_a_number_written_beside_digits_reads_the_same_on_a_second_pass(heard, written):
+    assert inverse_normalize(heard)[0] == written
+    assert inverse_normalize(written) == (written, [])

@@ -54,11 +54,13 @@ def check_record(data: dict) -> None:
         for doubt in segment["uncertain"]:
             word = spans[(doubt["start_char"], doubt["end_char"])]
             assert doubt["text"] == word["text"]
-            if doubt.get("twin") is None:
-                assert doubt["probability"] < ReviewSettings().uncertain_below
-            else:  # a number the audio does not tell from its sound-alike
+            if doubt.get("twin") is not None:  # a number the audio does not tell from its sound-alike
                 margin = ReviewSettings().twin_margin_logprob
                 assert doubt["audio_logprob_twin"] >= doubt["audio_logprob_heard"] - margin
+            elif doubt.get("readings") is not None:  # a number in a form nobody says, read again (number_forms)
+                assert all(r["audio_logprob"] is not None and r["source"] for r in doubt["readings"])
+            else:
+                assert doubt["probability"] < ReviewSettings().uncertain_below
         words = re.findall(r"[\w']+", text)
         assert len(segment["words"]) >= len(words) - 2  # every word of the record is timed (numbers merge)
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from tcccd.plugins.whisper.engine.results import DroppedSpeech, Segment, Transcription
 from tcccd.plugins.whisper.review.heard import Written
-from tcccd.plugins.whisper.stage.packing import pack_windows
+from tcccd.plugins.whisper.stage.packing import one_per_chunk, pack_windows
 from tcccd.plugins.whisper.stage.vad import RATE_HZ, Span
 
 
@@ -50,6 +50,16 @@ def test_segments_words_and_dropped_speech_land_on_the_files_clock():
     assert [(w["start_s"], w["end_s"]) for w in seg.review.words] == [(2.5, 2.9), (20.1, 20.5)]
     assert [(d.start_s, d.end_s) for d in mapped.dropped] == [(20.0, 24.0)]
     assert segment.start_s == 0.0 and words[0]["start_s"] == 0.5  # the window's result is left as it was
+
+
+def test_a_chunk_that_starts_on_a_word_gets_the_pause_before_it_and_keeps_its_times():
+    audio = np.arange(40 * RATE_HZ, dtype=np.float32)
+    [window] = pack_windows(audio, chunks_at((0, 3), (20, 24)), gap_s=0.5, leads=[True, False])
+    assert not window.audio[:RATE_HZ // 2].any() and window.audio[RATE_HZ // 2] == audio[0]
+    assert len(window.audio) == (3 + 4 + 2 * 0.5) * RATE_HZ  # the lead-in, and the pause between the chunks
+    assert window.file_s(0.2) == 0.0 and window.file_s(1.5) == 1.0 and window.file_s(4.5) == 20.5
+    [alone] = one_per_chunk(audio, chunks_at((0, 3)), gap_s=0.5, leads=[True])
+    assert np.array_equal(alone.audio, window.audio[: int(3.5 * RATE_HZ)])
 
 
 @settings(max_examples=200, deadline=None)

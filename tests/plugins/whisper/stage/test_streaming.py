@@ -67,3 +67,34 @@ def test_session_resamples_declared_pcm_and_rejects_bad_chunks(detector):
         session.samples(stereo, AudioFormat("pcm_s16le", 16000, 1), last=False)
     with pytest.raises(PluginError, match="raw PCM"):
         StreamSession.open(AudioFormat("wav"), detector, VadSettings())
+
+
+def feed_pause_until_settled(segmenter, max_s=1.0):
+    """Silence a VAD window at a time until the open utterance is settled; (ms of pause fed, ended utterances)."""
+    ended = []
+    for k in range(int(max_s * RATE_HZ) // 512):
+        ended += segmenter.feed(np.zeros(512, np.float32))
+        if segmenter.settled() is not None or ended:
+            return 1000 * (k + 1) * 512 / RATE_HZ, ended
+    return None, ended
+
+
+def test_an_utterance_is_settled_once_its_pad_is_in_and_that_is_its_final_audio(detector, corpus):
+    """speculative.py decodes the settled audio at once: it must be the very audio the pause then ends with."""
+    settings = VadSettings()
+    segmenter = UtteranceSegmenter(detector, settings)
+    segmenter.feed(np.concatenate([np.zeros(RATE_HZ, np.float32), corpus.speak("tourniquet applied")]))
+    at_ms, ended = feed_pause_until_settled(segmenter)
+    assert not ended and at_ms < settings.min_silence_ms  # known before the pause ends the utterance
+    index, start_s, audio = segmenter.settled()
+    [utterance] = segmenter.feed(np.zeros(RATE_HZ, np.float32))
+    assert (index, start_s) == (utterance.index, utterance.start_s) and np.array_equal(audio, utterance.audio)
+
+
+def test_speech_resuming_in_the_pause_unsettles_the_utterance(detector, corpus):
+    segmenter = UtteranceSegmenter(detector, VadSettings())
+    segmenter.feed(np.concatenate([np.zeros(RATE_HZ // 2, np.float32), corpus.speak("tourniquet applied")]))
+    _, ended = feed_pause_until_settled(segmenter)
+    assert not ended and segmenter.settled() is not None
+    assert segmenter.feed(corpus.speak("high and tight")[:RATE_HZ // 2]) == []
+    assert segmenter.settled() is None and segmenter.in_speech
