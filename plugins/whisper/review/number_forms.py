@@ -68,7 +68,9 @@ class NumberForms:
         self.tokenizer = tokenizer
         self.write_margin = write_margin_logprob
         self.doubt_margin = doubt_margin_logprob
-        self._digit_ids = self._digit_tokens()  # ~0.1 s, here rather than in the medic's first number
+        # ~0.1 s, here rather than in the medic's first number; no tokenizer: a reviewer of text with no audio,
+        # which never reads a number again
+        self._digit_ids = self._digit_tokens() if tokenizer is not None else None
 
     def read(self, reading: str, scorer: Any) -> list[FormReading]:
         found = broken_numbers(reading)
@@ -108,6 +110,7 @@ class NumberForms:
 
     def _decoded(self, before: str, digits: int, scorer: Any) -> str:
         """The decoder's own digits after `before` (in the segment's context), `digits` of them."""
+        assert self._digit_ids is not None, "a scorer comes with the tokenizer it scores with"
         first, rest = self._digit_ids
         prefix = scorer.prefix + (scorer.tokens(before) if before else [])
         written: list[str] = []
