@@ -37,7 +37,10 @@ from tcccd.plugins.whisper.review.number_twins import twin_of
 from tcccd.plugins.whisper.review.numbers import UNITS, VITAL_CUES
 
 _PIECE = r"\d+(?:st|nd|rd|th|[dD])?"
-_RUN = re.compile(rf"(?<![\w.,/:-])(?:[Zz]ero[ -])?{_PIECE}(?:(?:[.:\- ]|, ){_PIECE}|-[dD])*(?: hundred)?(?![\w%/])")
+# pieces joined by '.', ':', '-' or a space; by ', ' only after a piece of one or two digits ("1, 30"): a piece of
+# three or more is a number of its own ("pulse 110, 0945 pulse 120" is a reading and a time)
+_RUN = re.compile(rf"(?<![\w.,/:-])(?:[Zz]ero[ -])?{_PIECE}(?:(?:[.:\- ]|(?<!\d{{3}}), ){_PIECE}|-[dD])*(?: hundred)?"
+                  r"(?![\w%/])")
 _PARTS = re.compile(r"\d+(?:st|nd|rd|th|[dD])?|(?<=-)[dD]\b|hundred|^[Zz]ero")
 _CLOCK = re.compile(r"(?:[01]?\d|2[0-3]):[0-5]\d")
 _QUANTITY_AFTER = {"over", "percent", *UNITS, *(symbol.lower() for symbol in UNITS.values())}
@@ -68,8 +71,8 @@ class NumberForms:
         self.tokenizer = tokenizer
         self.write_margin = write_margin_logprob
         self.doubt_margin = doubt_margin_logprob
-        # ~0.1 s, here rather than in the medic's first number; no tokenizer: a reviewer of text with no audio,
-        # which never reads a number again
+        # ~0.1 s, here rather than in the medic's first number; no tokenizer: a reviewer of text with no audio and
+        # no decoder to read digits from (the card's text harness), whose scorer only stands in for the audio
         self._digit_ids = self._digit_tokens() if tokenizer is not None else None
 
     def read(self, reading: str, scorer: Any) -> list[FormReading]:
@@ -100,7 +103,8 @@ class NumberForms:
         own = {joined: "heard"} if _holds(joined, kind) else {}
         other = {"0" + joined: "leading zero"} if kind == "time" and len(joined) == 3 and _holds("0" + joined, kind) \
             else {}
-        decoded = self._decoded(reading[:match.start()].rstrip(), 4 if kind == "time" else len(joined), scorer)
+        decoded = self._decoded(reading[:match.start()].rstrip(), 4 if kind == "time" else len(joined), scorer) \
+            if self._digit_ids is not None else None
         if decoded and _holds(decoded, kind):
             other.setdefault(decoded, "decoder")
         for c in [*own, *other]:
@@ -110,7 +114,7 @@ class NumberForms:
 
     def _decoded(self, before: str, digits: int, scorer: Any) -> str:
         """The decoder's own digits after `before` (in the segment's context), `digits` of them."""
-        assert self._digit_ids is not None, "a scorer comes with the tokenizer it scores with"
+        assert self._digit_ids is not None
         first, rest = self._digit_ids
         prefix = scorer.prefix + (scorer.tokens(before) if before else [])
         written: list[str] = []

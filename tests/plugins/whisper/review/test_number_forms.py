@@ -20,6 +20,7 @@ from tcccd.plugins.whisper.review.number_forms import broken_numbers, heard_digi
     ("Respiratory rate 28th and shallow", "28th", "quantity"),
     ("ketamine 2 5 milligrams", "2 5", "quantity"),
     ("TXA given at zero 930.", "zero 930", "time"),  # a word and digits: 0930
+    ("pulse 1, 30, weak", "1, 30", "quantity"),  # a split number joined by a comma
 ])
 def test_a_number_its_context_cannot_hold_is_found(reading, number, kind):
     [(match, found)] = broken_numbers(reading)
@@ -30,6 +31,7 @@ def test_a_number_its_context_cannot_hold_is_found(reading, number, kind):
     "Tourniquet applied at 0915.", "tourniquet at 9:15", "BP 120/80, pulse 110, 98%", "give naloxone 0.4 mg",
     "naloxone 0.4", "Needle decompression at the 5th intercostal space", "Ketamine 50mg IV", "at 10 we moved",
     "1 g TXA at 1030", "Go forward 10 meters.", "two litter patients, 1 ambulatory", "",
+    "0930 pulse 110, 0945 pulse 120.",  # a reading, then a time: two numbers, each in its form
 ])
 def test_a_number_in_a_form_its_context_holds_or_with_no_context_is_left_alone(reading):
     assert broken_numbers(reading) == []
