@@ -58,10 +58,11 @@ class Roster:
         return stage in self._stages
 
     def by_identity(self, identity: bytes) -> WorkerHandle | None:
-        """The worker whose current generation sends as `identity` (`name:generation`); None for a replaced one."""
-        name, _, gen = identity.decode(errors="replace").rpartition(":")
+        """The worker whose current generation sends as `identity` (WorkerHandle.identity); None for a replaced
+        generation's or another daemon's."""
+        name = identity.decode(errors="replace").rpartition(":")[0]
         handle = self._workers.get(name)
-        return handle if handle is not None and str(handle.generation) == gen else None
+        return handle if handle is not None and handle.identity == identity else None
 
     def stage_health(self) -> dict[str, PluginHealth]:
         """Each stage's plugin health as its worker last reported it, as its plugin's model."""

@@ -67,7 +67,10 @@ class WorkerHandle:
 
     @property
     def identity(self) -> bytes:
-        return f"{self.name}:{self.generation}".encode()
+        """`name:daemon_pid.generation`: unique to this daemon too, since a worker of a daemon that was killed may
+        still be connected to the same runtime directory's sockets for a moment and must not take the new one's
+        place (a ROUTER refuses a second peer with an identity it holds)."""
+        return f"{self.name}:{os.getpid()}.{self.generation}".encode()
 
     @property
     def alive(self) -> bool:
@@ -149,7 +152,7 @@ def worker_spec(handle: WorkerHandle, config: Config, profile: str, endpoints: d
     d = config.daemon
     cpus = next((s.config.cpus for s in handle.stages if s.config.cpus), None)
     return {
-        "worker": handle.name, "generation": handle.generation, "profile": profile, **endpoints, "cpus": cpus,
+        "worker": handle.name, "identity": handle.identity.decode(), "profile": profile, **endpoints, "cpus": cpus,
         "daemon_pid": os.getpid(),  # the worker checks its parent against it: it must not outlive the daemon
         "cache_dir": str(d.cache_dir), "state_dir": str(d.state_dir),
         "log_level": d.log_level, "log_format": d.log_format,
@@ -184,7 +187,7 @@ class WorkerLinks:
     thread of the worker's own, so a long computation is not a hang) and cancels
     (read by that thread at once, so a running plugin can stop cooperatively). All
     three are ROUTERs over ipc:// in the runtime directory; a worker's DEALERs carry
-    its identity `name:generation`, so messages of a replaced generation are
+    its identity (`WorkerHandle.identity`), so messages of a replaced generation are
     recognised and ignored.
     """
 

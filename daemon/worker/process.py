@@ -40,7 +40,7 @@ POLL_INTERVAL_S = 0.25  # a source stage is polled at least this often (device r
 class Worker:
     def __init__(self, spec: dict[str, Any]) -> None:
         self.spec = spec
-        self.identity = f"{spec['worker']}:{spec['generation']}".encode()
+        self.identity = spec["identity"].encode()  # built by the daemon
         self.ctx = zmq.Context()
         self.data = self._connect(spec["data_endpoint"])
         self.control = self._connect(spec["control_endpoint"])

@@ -2,7 +2,7 @@
 holds the request is told to stop.
 
 The daemon is built in this process and its loop turned by hand; raw DEALER sockets stand where the first
-stage's worker process would be (its identity `first:0`), and the second stage's worker never connects, so the
+stage's worker process would be (with its identity), and the second stage's worker never connects, so the
 forward to it cannot be sent, deterministically.
 """
 
@@ -41,10 +41,11 @@ def test_a_forward_that_cannot_be_sent_ends_the_request_and_cancels_it_upstream(
         for handle in daemon.roster.handles():
             handle.state = WorkerState.READY  # as if both had said ready; only `first` is really there
         links = daemon.links
+        [identity] = [h.identity for h in daemon.roster.handles() if h.name == "first"]
         worker = {}
         for role in ("data", "heartbeat"):
             worker[role] = ctx.socket(zmq.DEALER)
-            worker[role].setsockopt(zmq.ROUTING_ID, b"first:0")
+            worker[role].setsockopt(zmq.ROUTING_ID, identity)
             worker[role].connect(links.endpoints[role])
         # it speaks first on both, as a real worker does: until a ROUTER has its identity, a send to it fails
         worker["data"].send_multipart(Message("ack", id="-", stage="first").to_frames())

@@ -31,7 +31,7 @@ class RawWorker:
             sock.setsockopt(zmq.LINGER, 0)
             sock.bind(f"ipc://{tmp_path}/{role}.sock")
             self.socks[role] = sock
-        spec = {"worker": "w", "generation": 1, "profile": "field", "cpus": None, "log_level": "info",
+        spec = {"worker": "w", "identity": IDENTITY.decode(), "profile": "field", "cpus": None, "log_level": "info",
                 "daemon_pid": os.getpid() if daemon_pid is None else daemon_pid, "log_format": "json",
                 "cache_dir": str(tmp_path / "cache"), "state_dir": str(tmp_path / "state"), "stages": stages,
                 **{f"{role}_endpoint": f"ipc://{tmp_path}/{role}.sock" for role in self.socks}}
