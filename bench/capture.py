@@ -19,6 +19,12 @@ daemons, capture CPU on silence, journal append with fsync.
    the rate PortAudio reports for PulseAudio's ALSA device, which the stage opened before it asked the server.
 3. Capture CPU on silence (the worker's CPU time over S s, % of one core), and
    journal append p50/p99 (SQLite WAL, synchronous=FULL: each includes fsync).
+
+Measured with speculative finals (--utterances 8 --fresh-tries 0, load 0.1-0.6), p50 / p95 over transcribe:
+48 kHz field +0.277 / +0.355 s, emergency +0.294 / +0.361 s; 44.1 kHz field +0.384 / +0.572 s, emergency
++0.106 / +0.435 s; 8/8 heard each, 0 reopens; capture CPU on silence 1.8-2.4% of a core. The goals (+0.15 /
++0.3 s) are met only at the median at 44.1 kHz on emergency. Without speculative finals: +0.47 to +2.77 s at
+the median, depending on the load.
 """
 
 from __future__ import annotations
