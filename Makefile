@@ -17,11 +17,19 @@ $(VENV)/.installed: pyproject.toml constraints-cpu.txt scripts/system-deps.sh
 	$(PY) -m pip install -q $(CONSTRAINTS) -e ".[$(EXTRAS)]"
 	touch $@
 
+# The TAK server the TAK tests relay through (FreeTAKServer, in a venv of its own: its pins clash with tcccd's).
+# Should it not install, the tests that need it skip and say how to install it; everything else runs.
+TAKSERVER_VENV := .venv-takserver
+$(TAKSERVER_VENV)/.installed:
+	@(test -x $(TAKSERVER_VENV)/bin/python || python3 -m venv $(TAKSERVER_VENV)) && \
+	$(TAKSERVER_VENV)/bin/pip install -q freetakserver==2.2.1 opentelemetry-sdk==1.27.0 opentelemetry-api==1.27.0 \
+	&& touch $@ || echo "make: FreeTAKServer did not install: tests/tak/test_takserver.py will skip" >&2
+
 # Hypothesis runs its `ci` profile (the same examples every run: tests/conftest.py); `make test-explore` draws anew.
-test: setup
+test: setup $(TAKSERVER_VENV)/.installed
 	$(PY) -m pytest -q -m "not gpu and not tensorrt"
 
-test-explore: setup
+test-explore: setup $(TAKSERVER_VENV)/.installed
 	HYPOTHESIS_PROFILE=explore $(PY) -m pytest -q -m "not gpu and not tensorrt"
 
 # The GPU paths (torch CUDA FP16, TensorRT where it imports). No `setup` dependency: GPU test machines have no
