@@ -66,10 +66,16 @@ def scenarios(which: str | None = None) -> list[Scenario]:
 
 @functools.cache
 def _reviewer() -> Any:
+    """Whisper's writing steps as the stage builds them (its common words from the embedded model's tokenizer), with
+    no tokenizer for the review itself: a text has no audio to read a number again from."""
+    from tcccd.plugins.whisper.engine.convert import embedded_model_dir
+    from tcccd.plugins.whisper.engine.tokenizer import Tokenizer
     from tcccd.plugins.whisper.review.review import SegmentReviewer
+    from tcccd.plugins.whisper.review.review_setup import OneTokenWords
     from tcccd.plugins.whisper.review.vocabulary import VocabularyCorrector
 
-    return SegmentReviewer(None, VocabularyCorrector.load(None), write_numbers=True)
+    common = OneTokenWords(Tokenizer(embedded_model_dir() / "tokenizer.json", multilingual=False))
+    return SegmentReviewer(None, VocabularyCorrector.load(None, common_word=common), write_numbers=True)
 
 
 def _audio_agrees(texts: list[str]) -> list[float]:

@@ -10,6 +10,17 @@ from typing import Any
 from tcccd.plugins.whisper.stage.params import WhisperParams
 
 
+class OneTokenWords:
+    """The vocabulary corrector's common words: those Whisper's vocabulary holds whole, common enough that the
+    speaker may have said them as heard."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+
+    def __call__(self, word: str) -> bool:
+        return len(self.tokenizer.encode(" " + word)) == 1
+
+
 def build_review(params: WhisperParams, transcriber: Any, log: Any) -> tuple[Any, Any, Any]:
     """(corrector or None, bias or None, reviewer) for `params` on the loaded `transcriber`."""
     from tcccd.plugins.whisper.review.bias_check import BiasCheck
@@ -24,13 +35,8 @@ def build_review(params: WhisperParams, transcriber: Any, log: Any) -> tuple[Any
     tokenizer = transcriber.tokenizer
     needed = params.vocabulary_correction or params.vocabulary_biasing
     terms = read_vocabulary(Path(params.vocabulary or default_vocabulary_path())) if needed else []
-
-    def one_token_word(word: str) -> bool:
-        """A word Whisper's vocabulary holds whole: common enough that the speaker may have said it as heard."""
-        return len(tokenizer.encode(" " + word)) == 1
-
     corrector = (VocabularyCorrector(terms, Phonemizer(), params.vocabulary_min_similarity,
-                                     common_word=one_token_word)
+                                     common_word=OneTokenWords(tokenizer))
                  if params.vocabulary_correction else None)
     bias = _bias(terms, transcriber, log) if params.vocabulary_biasing else None
     bias_check = BiasCheck(terms, tokenizer) if bias is not None else None

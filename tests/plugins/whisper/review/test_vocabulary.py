@@ -35,12 +35,14 @@ def test_correct_or_unrelated_text_is_left_alone(corrector, text):
     assert corrector.correct(text) == text
 
 
-COMMON = {"thy", "liter", "the", "kit", "turner", "check", "and", "mark", "time", "one", "of", "saline"}
+COMMON = {"thy", "liter", "the", "kit", "turner", "check", "and", "mark", "time", "one", "of", "saline", "old"}
 
 
-@pytest.mark.parametrize("heard", ["Thy self thy foe, to thy sweet self too cruel.", "One liter of saline running."])
+@pytest.mark.parametrize("heard", ["Thy self thy foe, to thy sweet self too cruel.", "One liter of saline running.",
+                                   "Old fracture of the left arm, healed."])
 def test_a_common_word_alone_is_not_turned_into_a_term(heard):
-    """'thy' sounds exactly like 'thigh' and 'liter' like 'litter': a word the speaker may have said stays."""
+    """'thy' sounds exactly like 'thigh' and 'liter' like 'litter': a word the speaker may have said stays; so does
+    'old' beside the 'fracture' that 'open fracture' shares with it (one word differs, and it is common)."""
     assert VocabularyCorrector.load(None, common_word=COMMON.__contains__).correct(heard) == heard
     assert VocabularyCorrector.load(None).correct(heard) != heard  # without the rule both are rewritten
 
@@ -63,6 +65,12 @@ def test_a_word_heard_whole_is_never_put_in_another_form(corrector, heard, term)
     """A correction fixes a word the model misheard, never the form of one it heard (issue 22: these three, from
     medical_eval, were counted as invented terms)."""
     assert term.lower() not in corrector.correct(heard).lower()
+
+
+@pytest.mark.parametrize("heard", ["No blood products given.", "Nothing given.", "Blood products? No, none yet."])
+def test_a_negation_is_never_rewritten_into_a_term(corrector, heard):
+    """'no blood' sounds like 'whole blood': the rewrite would put on the card what the medic said was not given."""
+    assert corrector.correct(heard) == heard
 
 
 def test_a_misheard_word_ending_like_the_term_is_still_corrected(corrector):
