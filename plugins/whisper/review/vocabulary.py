@@ -23,7 +23,9 @@ from typing import Any
 
 MAX_RUN_WORDS = 5
 MIN_FUZZY_PHONEMES = 6
-NEGATIONS = frozenset({"no", "not", "nor", "never", "none", "nothing", "neither", "without", "cannot", "nil"})
+# Words that say a thing is not there, or not now: a rewrite never takes one away.
+NOT_NOW = frozenset({"no", "not", "nor", "never", "none", "nothing", "neither", "without", "cannot", "nil", "old",
+                     "prior", "previous", "history"})
 _DROP = str.maketrans("", "", "ˈˌːʲ' -")
 _FOLD = str.maketrans({"ɾ": "t", "ᵻ": "ɪ", "ɐ": "ə", "ɚ": "ɹ", "ɝ": "ɹ", "ɜ": "ə", "i": "ɪ", "ʊ": "u", "ɑ": "a",
                        "ɔ": "o", "ɡ": "k", "d": "t", "z": "s", "v": "f", "b": "p", "ð": "θ"})
@@ -130,7 +132,7 @@ class VocabularyCorrector:
             if sim >= self._needed(term) and _plain(" ".join(words[start:end])) not in _said_as(term)
             and sim > scores.get((start + 1, end, term), -1.0) and sim > scores.get((start, end - 1, term), -1.0)
             and not self._heard_as_said(words[start:end], term) and not _changes_form(words[end - 1], term)
-            and not any(_negates(w) for w in words[start:end])
+            and not any(_not_now(w) for w in words[start:end])
         ]
         chosen: list[Correction] = []
         taken = self._already_terms(words)  # a term heard right is never rewritten into another
@@ -142,17 +144,9 @@ class VocabularyCorrector:
         return chosen
 
     def _heard_as_said(self, run: list[str], term: str) -> bool:
-        """The run and the term differ in one word, and the heard one is common: the speaker may have said just
-        that (see the class). The words both share are set aside first, so "old fracture" is the common word "old"
-        against "open", not a misheard two-word run."""
-        if self.common_word is None:
-            return False
-        heard, said = [_plain(w) for w in run], _plain(term).split()
-        while len(heard) > 1 and len(said) > 1 and heard[-1] == said[-1]:
-            heard, said = heard[:-1], said[:-1]
-        while len(heard) > 1 and len(said) > 1 and heard[0] == said[0]:
-            heard, said = heard[1:], said[1:]
-        return len(heard) == 1 and len(said) == 1 and self.common_word(heard[0])
+        """One common word where the term is one word too: the speaker may have said just that (see the class)."""
+        return self.common_word is not None and len(run) == 1 and " " not in term.strip() \
+            and self.common_word(run[0].lower())
 
     def _already_terms(self, words: list[str]) -> set[int]:
         """Word positions inside a run of words that already spells a multi-word term ("hemostatic gauze" must not
@@ -193,11 +187,12 @@ def _plain(text: str) -> str:
     return re.sub(r"[^a-z ]", "", text.lower()).strip()
 
 
-def _negates(word: str) -> bool:
-    """A word that says something was not done or is not there ("no blood products" sounds like "whole blood
-    products"): rewriting it away would turn what the medic denied into what the card records as done."""
+def _not_now(word: str) -> bool:
+    """A word that says something was not done, is not there or is past ("no blood products" sounds like "whole
+    blood products", "old fracture" like "open fracture"): rewriting it away would put on the card as done or
+    present what the medic denied or dated."""
     plain = word.lower().replace("’", "'")
-    return plain in NEGATIONS or plain.endswith("n't")
+    return plain in NOT_NOW or plain.endswith("n't")
 
 
 def _said_as(term: str) -> set[str]:
