@@ -33,7 +33,11 @@ _HEAD_FORMS = [*lx.TOURNIQUET_WORDS, *lx.HEMOSTATIC, *lx.PRESSURE, *lx.AIRWAY, *
                "battle roster", "allergic", "allergy", "allergies", "nka", "nkda", "responder", "casualty",
                "patient", "evac", "precedence", "note", "saline lock", "ez-io", "fast1", "intraosseous",
                "intravenous", "iv access", "io access", "iv's", "io's", "iv is", "io is", "iv in", "io in",
-               "iv line", "burns", "tbsa"]
+               "iv line", "burns", "tbsa",
+               # a tourniquet named by its device where it is put ("CAT left leg at 0931, Combat Gauze right arm"),
+               # not the device said after its tourniquet ("TQ placed, left arm, CAT, 0950")
+               *(f"{device} {where}" for device in lx.TOURNIQUET_DEVICES
+                 for where in ("left", "right", "both", "bilateral", "on", "to", "high", "applied", "placed"))]
 HEAD = re.compile(lx.alternation(f for f in _HEAD_FORMS if f not in ("liter", "rr", "lr", "hr", "wound", "injury",
                                                                      "injuries")))  # "above the wound": a place
 _ACT_END = re.compile(r"[,;:]|\s+-\s+|\s+(?:but|then|so|though|although|however|while)\b")

@@ -58,11 +58,13 @@ INJURIES = {
     "shrapnel wound": "shrapnel wound", "shrapnel wounds": "shrapnel wound",
     "shrapnel": "shrapnel wound", "fragment wound": "fragment wound", "fragment wounds": "fragment wound",
     "laceration": "laceration", "lacerations": "laceration", "amputation": "amputation",
-    "amputations": "amputation", "amputated": "amputation", "burn": "burn", "burns": "burn",
+    "amputations": "amputation", "amputated": "amputation", "partial amputation": "partial amputation",
+    "burn": "burn", "burns": "burn",
     "fracture": "fracture", "fractured": "fracture", "broken": "fracture", "puncture wound": "puncture wound",
     "stab wound": "stab wound", "penetrating wound": "penetrating wound", "blunt trauma": "blunt trauma",
     "abrasion": "abrasion", "abrasions": "abrasion", "contusion": "contusion", "avulsion": "avulsion",
-    "degloving": "degloving", "crush injury": "crush injury", "entry wound": "entry wound",
+    "degloving": "degloving injury", "degloving injury": "degloving injury", "crush injury": "crush injury",
+    "entry wound": "entry wound",
     "exit wound": "exit wound", "wound": "wound", "injury": "injury", "injuries": "injury",
     "open fracture": "open fracture", "sucking chest wound": "sucking chest wound", "flail chest": "flail chest",
     "tension pneumothorax": "tension pneumothorax", "pneumothorax": "pneumothorax", "evisceration": "evisceration",
@@ -74,7 +76,7 @@ INJURIES = {
     "shot twice": "gunshot wound", "shot once": "gunshot wound", "shot three times": "gunshot wound",
     # the same injuries said as what happened to the part ("eviscerated bowel", "lacerated scalp")
     "eviscerated": "evisceration", "lacerated": "laceration", "burned": "burn", "burnt": "burn",
-    "avulsed": "avulsion", "degloved": "degloving", "crushed": "crush injury", "impaled": "impaled object",
+    "avulsed": "avulsion", "degloved": "degloving injury", "crushed": "crush injury", "impaled": "impaled object",
     "dog bite": "dog bite", "animal bite": "animal bite", "bite wound": "bite wound",
 }
 # a fall is a mechanism when said with where from or how far ("fell off the back of the truck", "fell about fifteen

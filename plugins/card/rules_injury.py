@@ -49,8 +49,8 @@ _TREATMENT = pattern([*TOURNIQUET_WORDS, *HEMOSTATIC, *PRESSURE, *BREATHING, *FL
                       "sealed", "irrigated", "cleaned"])
 _INJURY = pattern(INJURIES)
 _EXPLOSIVES = ("IED", "grenade", "RPG", "mortar", "artillery", "landmine")
-_LANDMARK = re.compile(r"\b(?:above|below|proximal\s+to|distal\s+to|just\s+(?:above|below))\s+(?:the\s+|his\s+|her\s+)?"
-                       r"(?:(?:left|right)\s+)?$")
+_LANDMARK = re.compile(r"\b(?:above|below|at|through|proximal\s+to|distal\s+to|just\s+(?:above|below))\s+"
+                       r"(?:the\s+|his\s+|her\s+)?(?:(?:left|right)\s+)?$")
 _FALL = re.compile(alternation(FALL_WORDS) + r"(?:\s+(?:about|around|roughly|like|over|maybe|down|off|from|out|of|a|an|"
                    r"the|his|her|into|onto|approximately|\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
                    r"fifteen|twenty|thirty|forty|fifty|\w+teen|or|to|flight|flights|story|stories|of\s+a|back|top|"
