@@ -1,27 +1,27 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune`, and `tune2` by a second writer)
-may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the figures,
-and the held-out half, which no test reads).
+references and the safety set) must leave every card empty. The tune sets (`tune`, `tune2` and `tune3`, by three
+writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
+figures, and the held-out half, which no test reads).
 
 In a text run, Whisper's vocabulary step keeps every rewrite it proposes (there is no audio to check it against:
-tests.support.card_scenarios._audio_agrees), and a few of tune2's sentences are rewritten into a clinical term that
-was not said ("no blood products" -> "whole blood products"). The card cannot tell those from speech; a fact invented
-on tune2 is accepted only where the field holds a term the vocabulary step wrote into that case's text.
+tests.support.card_scenarios._audio_agrees), and a sentence may be rewritten into a clinical term that was not said
+("into the patient" -> "intubation"). The card cannot tell those from speech; a fact invented on a tune set is
+accepted only where the field holds a term the vocabulary step wrote into that case's text.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.support.card_corpus import CorpusRunner, cases, everyday, segment
 from tests.support.card_score import Score
 
-TUNE_RECALL_FLOOR = 0.97
-TUNE_PRECISION_FLOOR = 0.98
-TUNE2_RECALL_FLOOR = 0.96
-TUNE2_PRECISION_FLOOR = 0.97
+# (set, cases, recall floor, precision floor): floors set below what the rules reach, not at it
+TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 229, 0.90, 0.96)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -38,11 +38,8 @@ def test_the_everyday_set_puts_nothing_on_any_card(tmp_path: Path) -> None:
     assert [(case_id, made_up + extra) for case_id, _, made_up, extra, _ in score.failures] == []
 
 
-def test_the_tune_half_invents_nothing_and_finds_most_fields(tmp_path: Path) -> None:
-    score = _scored(cases("tune"), tmp_path)
-    assert score.cases == 304
-    assert [(case_id, made_up) for case_id, _, made_up, _, _ in score.failures if made_up] == []
-    assert score.all.recall() >= TUNE_RECALL_FLOOR and score.all.precision() >= TUNE_PRECISION_FLOOR, score.summary()
+# Cases where the vocabulary step, with no audio to check it, writes a term nobody said, and the field it makes.
+UNCHECKED_REWRITES = {"w227": ("intubation", "c1 e airway[et tube] = yes")}
 
 
 def _rewritten_terms(case) -> set[str]:
@@ -51,13 +48,22 @@ def _rewritten_terms(case) -> set[str]:
             for c in seg["corrections"]}
 
 
-def test_the_second_tune_set_invents_nothing_the_speech_did_not_and_finds_most_fields(tmp_path: Path) -> None:
-    found = cases("tune2")
+def _from_rewrite(case, line: str) -> bool:
+    """The field comes from a term the vocabulary step wrote into this case's text (named in the field, or listed
+    above with the term, which must still be written)."""
+    terms = _rewritten_terms(case)
+    term, field = UNCHECKED_REWRITES.get(case.id, (None, None))
+    return any(t in line for t in terms) or (line == field and term in terms)
+
+
+@pytest.mark.parametrize(("name", "count", "recall_floor", "precision_floor"), TUNE_SETS, ids=[t[0] for t in TUNE_SETS])
+def test_a_tune_set_invents_nothing_the_speech_did_not_and_finds_most_fields(
+        tmp_path: Path, name: str, count: int, recall_floor: float, precision_floor: float) -> None:
+    found = cases(name)
     score = _scored(found, tmp_path)
-    assert score.cases == 327
+    assert score.cases == count
     by_id = {case.id: case for case in found}
     made_up = [(case_id, line) for case_id, _, lines, _, _ in score.failures for line in lines
-               if not any(term in line for term in _rewritten_terms(by_id[case_id]))]
+               if not _from_rewrite(by_id[case_id], line)]
     assert made_up == []
-    assert score.all.recall() >= TUNE2_RECALL_FLOOR and score.all.precision() >= TUNE2_PRECISION_FLOOR, \
-        score.summary()
+    assert score.all.recall() >= recall_floor and score.all.precision() >= precision_floor, score.summary()

@@ -11,7 +11,7 @@ from tests.support.card_scenarios import scenarios
 
 
 def _texts() -> list[str]:
-    said = [u.heard for case in cases("tune") + cases("tune2") + everyday() for u in case.utterances]
+    said = [u.heard for case in cases("tune") + cases("tune2") + cases("tune3") + everyday() for u in case.utterances]
     said += [u.heard for s in scenarios() for u in s.utterances]
     return [seg["text"] for heard in said if (seg := segment(heard, [])) is not None]
 
