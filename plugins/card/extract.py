@@ -79,6 +79,8 @@ class Extraction:
         self.inherited: str | None = None  # how the sentence before was said, for one that only continues it
         self.statuses: list[str] = []  # how each mention of the current sentence was said
         self.undone_at = -1  # where in the current sentence the mention now in `undone` was said
+        self.head_time: Said | None = None  # a time said at the head of the utterance: its readings' column
+        self.sentences = 0
 
     def run(self) -> CardEvents:
         for sentence in split(self.request.text, self.rules.corrections):
@@ -103,13 +105,20 @@ class Extraction:
         said = times(s, self.time_rewrites)
         heads = [f.named if isinstance(f, Finding) else (f.start, f.end) for f in found]
         context = SentenceContext(self.rules, s, heads, said_words)
+        self.sentences += 1
         stretches = [(s.start, s.start)] if self.correcting else []
         stretches += s.cues
         self.correcting = False
         order = sorted(found, key=lambda f: f.named[0] if isinstance(f, Finding) else f.start)
         findings = [f for f in order if isinstance(f, Finding)]
-        lead = self._lead_time(s, said, findings, context)
-        set_time = self._set_time(s, said, findings, context)
+        switched = [f.start for f in found if isinstance(f, Switch)]
+        lead = self._lead_time(s, said, findings, context, switched)
+        set_time = self._set_time(s, said, findings, context) or (
+            self.head_time if not said and not switched else None)
+        if self.sentences == 1:  # "Casualty one, at 0931 ...": the readings after it, until a time or a switch
+            self.head_time = lead if lead is not None and all(at < lead.start for at in switched) else None
+        elif said or switched:
+            self.head_time = None
         for i, (_, cue_end) in enumerate([(s.start, s.start), *stretches]):
             until = stretches[i][0] if i < len(stretches) else s.end
             start = s.start if i == 0 else cue_end
@@ -143,13 +152,16 @@ class Extraction:
                 "out_of_range": out_of_range(what), "uncertain": self._doubted(start, end) or self.casualty_doubted})
             self.undone = undone = None
 
-    def _lead_time(self, s: Sentence, said: list[Said], findings: list[Finding],
-                   context: SentenceContext) -> Said | None:
-        """A time said at the head of the sentence, before anything it could belong to: it covers the sentence."""
-        if not said or not findings or said[0].start > findings[0].named[0]:
+    def _lead_time(self, s: Sentence, said: list[Said], findings: list[Finding], context: SentenceContext,
+                   switched: list[int]) -> Said | None:
+        """A time said at the head of the sentence (after the casualty it is about: "Casualty one, at 0931, ..."),
+        before anything it could belong to: it covers the sentence."""
+        if not said or not findings or said[0].start > findings[0].named[0] or context.claims(said[0].start):
             return None
-        first_act = s.acts[0] if s.acts else (s.start, s.end)
-        return said[0] if first_act[0] <= said[0].start < first_act[1] and not context.claims(said[0].start) else None
+        acts = s.acts or [(s.start, s.end)]
+        before = [a for a in acts if a[1] <= said[0].start]
+        heads = [a for a in acts if a[0] <= said[0].start < a[1]]
+        return said[0] if heads and all(any(a[0] <= at < a[1] for at in switched) for a in before) else None
 
     def _set_time(self, s: Sentence, said: list[Said], findings: list[Finding],
                   context: SentenceContext) -> Said | None:
