@@ -9,12 +9,11 @@ question, a plan, a condition, an allergy, someone else's...) gives nothing.
 Where the status hangs on a word the recogniser doubted ("Give 1 g TXA", "Give"
 doubted: it may have been "Gave"), the entry is kept and shown unconfirmed.
 
-A positive event takes the time said in its own slot clause, or a time said at
-the head of the sentence ("At 0945, BP ..., pulse ..."), never one that a
-trigger ties to something else ("reassess at 1040"); readings said in one
-sentence are one set, so one time said with any of them is theirs ("Pulse 100
-at 0921, BP 110/70"), unless each has its own. Flags: `uncertain` when a
-word it came from was doubted (its casualty number too), or its dose is a range;
+A positive event takes its time as tcccd.plugins.card.entry_times says; a time
+at the head of the utterance is also the column of the readings in the sentences
+after it, until another time or a casualty switch. Flags: `uncertain` when a
+word it came from was doubted (its casualty number too, or the time said in its
+clause, which then could not be read), or its dose is a range;
 `out_of_range` for a value no body gives; `correction` after a correction cue
 (tcccd.plugins.card.corrections). Event ids are the transcript's key and the
 event's index, so that replaying the same transcript gives the same ids.
@@ -37,6 +36,7 @@ from tcccd.plugins.card.context import (
 )
 from tcccd.plugins.card.context_rules import ContextRules
 from tcccd.plugins.card.corrections import restated
+from tcccd.plugins.card.entry_times import lead_time, own_time, set_time, time_doubted
 from tcccd.plugins.card.finding import Finding, out_of_range
 from tcccd.plugins.card.phrases import words
 from tcccd.plugins.card.rule_table import findings as rule_findings
@@ -112,8 +112,8 @@ class Extraction:
         order = sorted(found, key=lambda f: f.named[0] if isinstance(f, Finding) else f.start)
         findings = [f for f in order if isinstance(f, Finding)]
         switched = [f.start for f in found if isinstance(f, Switch)]
-        lead = self._lead_time(s, said, findings, context, switched)
-        set_time = self._set_time(s, said, findings, context) or (
+        lead = lead_time(s, said, findings, context, switched)
+        readings_time = set_time(s, said, findings, context) or (
             self.head_time if not said and not switched else None)
         if self.sentences == 1:  # "Casualty one, at 0931 ...": the readings after it, until a time or a switch
             self.head_time = lead if lead is not None and all(at < lead.start for at in switched) else None
@@ -127,7 +127,7 @@ class Extraction:
                 if isinstance(item, Switch):
                     self._switch(item)
                 else:
-                    first = set_time if item.what.kind in VITAL_KINDS else None
+                    first = readings_time if item.what.kind in VITAL_KINDS else None
                     emitted |= self._finding(s, item, said, lead or first, context, correcting=i > 0)
             if i > 0 and not emitted:
                 self._restatement(s, start, until, said)
@@ -152,32 +152,6 @@ class Extraction:
                 "out_of_range": out_of_range(what), "uncertain": self._doubted(start, end) or self.casualty_doubted})
             self.undone = undone = None
 
-    def _lead_time(self, s: Sentence, said: list[Said], findings: list[Finding], context: SentenceContext,
-                   switched: list[int]) -> Said | None:
-        """A time said at the head of the sentence (after the casualty it is about: "Casualty one, at 0931, ..."),
-        before anything it could belong to: it covers the sentence."""
-        if not said or not findings or said[0].start > findings[0].named[0] or context.claims(said[0].start):
-            return None
-        acts = s.acts or [(s.start, s.end)]
-        before = [a for a in acts if a[1] <= said[0].start]
-        heads = [a for a in acts if a[0] <= said[0].start < a[1]]
-        return said[0] if heads and all(any(a[0] <= at < a[1] for at in switched) for a in before) else None
-
-    def _set_time(self, s: Sentence, said: list[Said], findings: list[Finding],
-                  context: SentenceContext) -> Said | None:
-        """Readings said together are one set: the one time said with any of them, when only one was."""
-        timed = {self._own_time(s, f, said, context) for f in findings if f.what.kind in VITAL_KINDS} - {None}
-        return timed.pop() if len(timed) == 1 else None
-
-    def _own_time(self, s: Sentence, finding: Finding, said: list[Said], context: SentenceContext) -> Said | None:
-        """The time said in the mention's slot clause: the first one after its words ("TQ left arm at 0905 and right
-        leg at 0910"), else the nearest before them; never one a trigger ties to something else."""
-        head = finding.named
-        clause = s.clause_of(head[0])
-        own = [t for t in said if clause[0] <= t.start < clause[1] and not context.claims(t.start, head)]
-        after = [t for t in own if t.start >= head[0]]
-        return after[0] if after else max(own, key=lambda t: t.start) if own else None
-
     def _switch(self, switch: Switch) -> None:
         number = switch.number if switch.number is not None else min(self.casualty + 1, MAX_CASUALTY)
         self.casualty = number
@@ -189,7 +163,7 @@ class Extraction:
         """Emit what the mention is said as; True when it gave a positive event."""
         assertion = context.status(finding.named, finding.what.kind)
         status, doubted = assertion.status, []
-        own = self._own_time(s, finding, said, context) if said else None
+        own = own_time(s, finding, said, context) if said else None
         if status != DONE and assertion.may_be_done and all(self._doubted(*w) for w in assertion.by):
             status, doubted = DONE, list(assertion.by)  # "Give" doubted: it may have been "Gave"
         elif status == DONE:
@@ -217,7 +191,8 @@ class Extraction:
         flags = {"negated": note, "assertion": status, "correction": correcting and not note,
                  "out_of_range": out_of_range(finding.what),
                  "uncertain": bool(doubted) or self._doubted(start, end) or (self.casualty_doubted and not note)
-                 or getattr(finding.what, "dose_to", None) is not None}
+                 or getattr(finding.what, "dose_to", None) is not None
+                 or (when is None and not note and time_doubted(s, finding, self.uncertain))}
         self._emit(finding.what, start, end, finding.rule, when, flags)
         return not note
 

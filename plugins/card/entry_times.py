@@ -1,0 +1,57 @@
+"""Which time an entry takes, from the times said in its sentence (tcccd.plugins.card.context.times).
+
+A positive entry takes the time said in its own slot clause: the first one
+after its words ("TQ left arm at 0905 and right leg at 0910"), else the nearest
+before them; never one a trigger ties to something else ("reassess at 1040").
+A time said at the head of the sentence, before anything it could belong to
+("At 0945, BP ..., pulse ..."; after the casualty it is about: "Casualty one,
+at 0931, ...") covers the sentence. Readings said together are one set, so one
+time said with any of them is theirs ("Pulse 100 at 0921, BP 110/70"), unless
+each has its own. A time said in words the recogniser doubted cannot be read:
+the entry is then shown unconfirmed rather than at the clock's minute.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tcccd.plugins.card.assertion import SentenceContext
+from tcccd.plugins.card.context import Said
+from tcccd.plugins.card.finding import Finding
+from tcccd.plugins.card.sentences import Sentence
+from tcccd.wire.card_events import VITAL_KINDS
+
+_AT = re.compile(r"\b(?:at|@)\s+$")  # a time follows
+
+
+def lead_time(s: Sentence, said: list[Said], findings: list[Finding], context: SentenceContext,
+              switched: list[int]) -> Said | None:
+    """The time said at the head of the sentence (only casualty switches before it), or None."""
+    if not said or not findings or said[0].start > findings[0].named[0] or context.claims(said[0].start):
+        return None
+    acts = s.acts or [(s.start, s.end)]
+    before = [a for a in acts if a[1] <= said[0].start]
+    heads = [a for a in acts if a[0] <= said[0].start < a[1]]
+    return said[0] if heads and all(any(a[0] <= at < a[1] for at in switched) for a in before) else None
+
+
+def set_time(s: Sentence, said: list[Said], findings: list[Finding], context: SentenceContext) -> Said | None:
+    """The one time said with any of the sentence's readings, when only one was."""
+    timed = {own_time(s, f, said, context) for f in findings if f.what.kind in VITAL_KINDS} - {None}
+    return timed.pop() if len(timed) == 1 else None
+
+
+def own_time(s: Sentence, finding: Finding, said: list[Said], context: SentenceContext) -> Said | None:
+    """The time said in the mention's slot clause, or None."""
+    head = finding.named
+    clause = s.clause_of(head[0])
+    own = [t for t in said if clause[0] <= t.start < clause[1] and not context.claims(t.start, head)]
+    after = [t for t in own if t.start >= head[0]]
+    return after[0] if after else max(own, key=lambda t: t.start) if own else None
+
+
+def time_doubted(s: Sentence, finding: Finding, uncertain: list[tuple[int, int]]) -> bool:
+    """A time was said in the mention's clause ("BP 100/60 at 11.45") in doubted words, so none was read."""
+    clause_start, clause_end = s.clause_of(finding.named[0])
+    return any(clause_start <= a < clause_end and _AT.search(s.lower, max(clause_start, a - 8), a)
+               for a, _ in uncertain)
