@@ -3,7 +3,8 @@ through a running daemon.
 
 The held-out cases are every 6th case of tests/data/card/corpus/heldout.yaml (the first 50 of those), chosen by
 that rule alone; their results print as aggregates unless --show-heldout-failures. Claims checked: no field is
-shown confirmed that was not said (a doubted value must be shown unconfirmed; compared by value), recall >= 75%.
+shown confirmed that was not said (a doubted value must be shown unconfirmed; compared by value; an act said with
+its kind and shown as "= yes", the kind lost, is counted apart), recall >= 75%.
 
 One daemon (Whisper tiny.en, torch, beam 1; the card stage; Piper; the capture stage on a virtual microphone, so
 the read-back plays as it would on a kit) hears every utterance through `transcribe`, in scenario order, one at a
@@ -158,6 +159,13 @@ class _no_pulse:
         return None
 
 
+def _vaguer(line: str, said: set[str]) -> bool:
+    """`hypothermia = yes` where `hypothermia = HPMK` was said: the act said, without its kind (a word lost), which
+    claims nothing that was not said; counted apart from fields not said."""
+    key, _, value = line.partition(" = ")
+    return value == "yes" and any(other.partition(" = ")[0] == key for other in said)
+
+
 def held_out(set_name: str) -> bool:
     """The held-out corpus cases and the held-out scenarios: their cases are never shown while rules are tuned."""
     return "heldout" in set_name
@@ -172,22 +180,26 @@ def audio_part(paces: list[str], show_heldout: bool) -> dict:
     for pace, run in runs.items():
         out[pace] = {}
         for set_name in dict.fromkeys(i.set for i in items):
-            score, confirmed_unsaid, opened = Score(), 0, 0
+            score, confirmed_unsaid, opened, less_specific = Score(), 0, 0, 0
             for item in (i for i in items if i.set == set_name):
                 got = run.got[item.name]
                 opened += sum(line.endswith(OPEN) for line in got)
                 said = {line.removesuffix(OPEN) for line in item.expected}
                 unsaid = sorted(line for line in got if not line.endswith(OPEN) and line not in said)
+                vaguer = [line for line in unsaid if _vaguer(line, said)]
+                unsaid = [line for line in unsaid if line not in vaguer]
                 confirmed_unsaid += len(unsaid)
+                less_specific += len(vaguer)
                 score.add(item.name, set_name, {line.removesuffix(OPEN) for line in got}, said)
                 if unsaid and (not held_out(set_name) or show_heldout):
                     print(f"  {pace} {item.name}: shown confirmed, not said: {unsaid}")
             summary = score.summary()
-            summary.update(confirmed_unsaid=confirmed_unsaid, left_open=opened)
+            summary.update(confirmed_unsaid=confirmed_unsaid, left_open=opened, less_specific=less_specific)
             out[pace][set_name] = summary
             print(f"audio ({pace} pace), {set_name}: recall {summary['recall']:.1%} (goal >= 75%), precision "
                   f"{summary['precision']:.1%} by value; fields shown confirmed that were not said: "
-                  f"{confirmed_unsaid} (goal 0); fields left open for the medic: {opened}")
+                  f"{confirmed_unsaid} (goal 0); shown as done without the kind said ('= yes'): {less_specific}; "
+                  f"fields left open for the medic: {opened}")
         hidden = set() if show_heldout else {i.name for i in items if held_out(i.set)}
         out[pace]["heard"] = {k: v for k, v in run.heard.items() if k not in hidden}
         p50, p99 = percentiles(run.update_ms)
