@@ -46,7 +46,8 @@ _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|wit
                            r"he['’]s\s+got|food|medication|medicine|other|also|documented|listed|possible|and|or)\b")
 _ALLERGEN_WORD = re.compile(r"[a-z][\w'’-]*|,")
 _LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&)\s*")
-_ALLERGEN_END = re.compile(r"\b(?:so|but|otherwise|which|that|who|per|according|since|because|nkda|nka)\b")
+_ALLERGEN_END = re.compile(r"\b(?:so|but|otherwise|which|that|who|per|according|since|because|nkda|nka|nothing|"
+                           r"none|no\s+others?|no\s+other)\b")  # "codeine, nothing else": the list is closed
 _DRUG = pattern(MEDICATIONS)
 MAX_ALLERGIES = 200
 _RESPONDER = re.compile(r"(?i:\b(?:first\s+responder|responder|treated\s+by)(?:\s+name)?(?:\s+is)?)\s+"

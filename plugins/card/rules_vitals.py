@@ -40,6 +40,7 @@ _CLOCK = re.compile(r"\d{4}")  # four digits written: a clock time, never a read
 _FROM_TO = re.compile(r"\s*(?P<was>\S+(?:\s+\S+){0,3}?)\s+(?:to|down\s+to|up\s+to)\s+")  # "from 120 to 90"
 _PULSE = re.compile(alternation(PULSE_WORDS) + r"(?!\s+ox)")
 _LOCATION = re.compile(r"(?:\b(left|right)\s+)?\b(" + "|".join(PULSE_LOCATIONS) + r")\b")
+_DENIED = re.compile(r"\b(?:no|not|without|absent|lost(?:\s+the)?|can't\s+feel|couldn't\s+feel)\s+(?:a\s+|the\s+)?$")
 _SITE = re.compile(r"(?:\b(?:left|right)\s+)?" + alternation(PULSE_SITES) + r"(?!\s+pulses?\b)")
 _NUMBER_FIRST = re.compile(r"\s*(?:an?\s+)?$")  # "a hundred and twelve heart rate": the reading said first
 _OVER_PALP = re.compile(r"(?<![\w./])(\d{2,3})\s+over\s+(?:palp|palpation|palpated)\b")
@@ -112,7 +113,8 @@ def pulses(s: Sentence) -> Iterator[Finding]:
         clause_start, clause_end = s.clause_of(match.start())
         reading = _number_before(s, match.start()) or _number_after(s, match.end(), clause_end)
         where = _LOCATION.search(s.lower, match.start(), match.end()) if match in sites else \
-            next(s.find(_LOCATION, clause_start, clause_end), None)
+            next((m for m in s.find(_LOCATION, clause_start, clause_end)
+                  if not _DENIED.search(s.lower, clause_start, m.start())), None)
         spans = [(match.start(), match.end())]
         spans += [(reading[1], reading[2])] if reading else []
         spans += [(where.start(), where.end())] if where else []
