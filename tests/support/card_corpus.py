@@ -56,7 +56,7 @@ def _utterances(raw: list[Any]) -> list[Utterance]:
     return out
 
 
-SET_OF_FILE = {"tune": "tune", "tune2": "tune", "tune3": "tune", "heldout": "heldout"}  # file -> the half it belongs to
+SET_OF_FILE = {"tune": "tune", "tune2": "tune", "tune3": "tune", "tune4": "tune", "heldout": "heldout"}  # file -> the half it belongs to
 
 
 def cases(file_name: str) -> list[Case]:
