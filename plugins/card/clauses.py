@@ -33,19 +33,20 @@ _HEAD_FORMS = [*lx.TOURNIQUET_WORDS, *lx.HEMOSTATIC, *lx.PRESSURE, *lx.AIRWAY, *
                "battle roster", "allergic", "allergy", "allergies", "nka", "nkda", "responder", "casualty",
                "patient", "evac", "precedence", "note", "saline lock", "ez-io", "fast1", "intraosseous",
                "intravenous", "iv access", "io access", "iv's", "io's", "iv is", "io is", "iv in", "io in",
-               "iv line", "burns", "tbsa",
+               "iv line", "burns", "tbsa", "iv left", "iv right", "io left", "io right", "io sternal",
                # a tourniquet named by its device where it is put ("CAT left leg at 0931, Combat Gauze right arm"),
                # not the device said after its tourniquet ("TQ placed, left arm, CAT, 0950")
                *(f"{device} {where}" for device in lx.TOURNIQUET_DEVICES
                  for where in ("left", "right", "both", "bilateral", "on", "to", "high", "applied", "placed"))]
-HEAD = re.compile(lx.alternation(f for f in _HEAD_FORMS if f not in ("liter", "rr", "lr", "hr", "wound", "injury",
+HEAD = re.compile(lx.alternation(f for f in _HEAD_FORMS if f not in ("liter", "rr", "hr", "wound", "injury",
                                                                      "injuries")))  # "above the wound": a place
 _ACT_END = re.compile(r"[,;:]|\s+-\s+|\s+(?:but|then|so|though|although|however|while)\b")
 _AND = re.compile(r"\s+and\s+(?:then\s+)?")
 _SKIP = re.compile(r"(?:(?:a|an|the|his|her|another|also|\d+(?:\.\d+)?|one|two|three|four|five|ten|twenty|fifty|"
                    r"hundred|g|mg|mcg|ml|units?|grams?|milligrams?|micrograms?|liters?|of)\s+)*")
 _WORD = re.compile(r"\S+")
-_ANOTHER = re.compile(r"\b(?:another|one\s+more|a\s+second\s+one|a\s+new\s+one|needs?\s+one|the\s+other\s+one)\b")
+_ANOTHER = re.compile(r"\b(?:another|one\s+more|a\s+second\s+one|a\s+new\s+one|needs?\s+one|the\s+other\s+one|"
+                      r"(?:\d+|five|ten|fifteen|twenty|twenty-five|fifty|hundred)\s+more)\b")
 
 Span = tuple[int, int]
 

@@ -30,7 +30,7 @@ _REGION = re.compile(r"(?:\b(?P<side>left\s+and\s+right|right\s+and\s+left|left|
 _MEASURE = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
                       r"forty|fifty|hundred|few|several|couple)(?:\s+or\s+\w+)?[\s-]+$")
 _MEASURE_PARTS = ("foot", "feet")  # "fell fifteen feet", "a six foot drop": a length, not a body part
-_TRAILING_SIDE = re.compile(r"\s*,?\s*(?:the\s+|on\s+the\s+)?(left|right)(?:\s+(?:one|side))?\s*(?=[,.;]|$)")
+TRAILING_SIDE = re.compile(r"\s*,?\s*(?:the\s+|on\s+the\s+)?(left|right)(?:\s+(?:one|side))?\s*(?=[,.;]|$)")
 BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
     ("pulse", "rate"): (20, 250), ("bp", "systolic"): (40, 250), ("bp", "diastolic"): (20, 150),
     ("rr", "rate"): (4, 60), ("spo2", "percent"): (50, 100), ("pain", "score"): (0, 10),
@@ -81,7 +81,7 @@ def regions(sentence: Sentence, start: int, end: int) -> list[Region]:
             continue
         part = BODY_PARTS[said(match, "part")]
         side = SIDES.get(match.group("side") or "", "both" if match.group("side") else None)  # "left and right"
-        trailing = _TRAILING_SIDE.match(sentence.lower, match.end(), end) if side is None else None
+        trailing = TRAILING_SIDE.match(sentence.lower, match.end(), end) if side is None else None
         if trailing:  # "the same shoulder, the right": the side said after the part
             side = SIDES[trailing.group(1)]
         if side is None and part in PAIRED and said(match, "part") != part and said(match, "part").endswith("s"):

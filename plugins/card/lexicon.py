@@ -90,7 +90,7 @@ FALL_FROM = ("roof", "rooftop", "height", "building", "wall", "ladder", "stairs"
 GENERIC_INJURIES = ("wound", "injury")  # said without a body region, these say nothing
 NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot in his", "burn", "burns", "shot in her",
                 "shot through his", "shot through her", "shot twice", "shot once", "shot three times", "lacerated",
-                "burned", "burnt", "crushed")  # nor these alone
+                "burned", "burnt", "crushed", "blunt trauma")  # nor these alone ("blunt trauma": a mechanism)
 PAIRED = ("arm", "leg", "hand", "foot", "thigh", "forearm", "upper arm", "lower leg", "knee", "ankle", "wrist",
           "shoulder", "hip", "eye", "calf", "buttock")  # said in the plural with no side: both sides
 SITE_OF_CARE = ("wound", "injury", "entry wound", "exit wound")  # with a treatment in the clause: where it went

@@ -38,12 +38,14 @@ _NKA = re.compile(r"\bno\s+known\s+(?:drug\s+)?allerg(?:ies|y)\b|\bnkda\b|\bnka\
                   r"\bdenies\s+(?:any\s+)?(?:known\s+)?(?:drug\s+)?allergies\b|"
                   r"\ballergies\s*[,:]?\s*(?:none|nil|negative)\b|\ballergic\s+to\s+(?:nothing|none)\b")
 _ALLERGIC = re.compile(r"\b(?:allergic|allergy|allergies|sensitive|anaphylaxis|reaction|reacts|reacted)\s*"
-                       r"(?:to|:|are|include|includes|is)\s*")
+                       r"(?:to|:|are|include|includes|is|except|other\s+than|besides|apart\s+from)\s*")
 # "penicillin and sulfa allergies": the names said before the word
 _ALLERGEN_BEFORE = re.compile(r"\b((?:[a-z][\w'’-]*(?:\s*,\s*|\s+)){1,6})allerg(?:y|ies)\b")
 _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|with|says|he|she|he's|she's|is|severe|"
                            r"bad|mild|none|nil|negative|nkda|nka|nothing|denies|denied|reports|reported|got|have|"
-                           r"he['’]s\s+got|food|medication|medicine|other|also|documented|listed|possible|and|or)\b")
+                           r"he['’]s\s+got|food|medication|medicine|other|also|documented|listed|possible|and|or|"
+                           r"get|ask|asked|about|check|checked|confirm|unknown|unable|couldn['’]t|can['’]t|him|need|"
+                           r"any|before|for)\b")
 _ALLERGEN_WORD = re.compile(r"[a-z][\w'’-]*|,")
 _LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&)\s*")
 _ALLERGEN_END = re.compile(r"\b(?:so|but|otherwise|which|that|who|per|according|since|because|nkda|nka|nothing|"

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
-from tcccd.plugins.card.finding import Finding, distinct, regions, said, spanning
+from tcccd.plugins.card.finding import TRAILING_SIDE, Finding, Region, distinct, regions, said, spanning
 from tcccd.plugins.card.lexicon import (
     BREATHING,
     DEVICES_NAMED_FOR_A_PART,
@@ -34,6 +35,7 @@ from tcccd.plugins.card.lexicon import (
     MEDICATIONS,
     NEEDS_REGION,
     PRESSURE,
+    SIDES,
     SITE_OF_CARE,
     TOURNIQUET_WORDS,
     alternation,
@@ -95,7 +97,7 @@ def injuries(s: Sentence) -> Iterator[Finding]:
         for i, kind in enumerate(kinds):
             until = kinds[i + 1].start() if i + 1 < len(kinds) else clause_end
             since = kind.start() if i else clause_start
-            own = [r for r in places if since <= r.start < until]
+            own = [_sided_after(s, r, kind, clause_end) for r in places if since <= r.start < until]
             name, said_from = _kind_name(s, kind)
             for region in own:
                 yield spanning(Injury(region=region.name, injury=name), "injury.region",
@@ -103,6 +105,15 @@ def injuries(s: Sentence) -> Iterator[Finding]:
             if not own and INJURIES[said(kind)] not in GENERIC_INJURIES and said(kind) not in NEEDS_REGION:
                 yield Finding(Injury(region=None, injury=name), said_from, kind.end(), "injury")
 
+
+
+def _sided_after(s: Sentence, region: Region, kind: re.Match, clause_end: int) -> Region:
+    """A region named inside the injury's words takes the side said right after them ("sucking chest wound, left
+    side")."""
+    if region.side is not None or not kind.start() <= region.start < kind.end():
+        return region
+    trailing = TRAILING_SIDE.match(s.lower, kind.end(), clause_end)
+    return replace(region, side=SIDES[trailing.group(1)]) if trailing else region
 
 
 def _kind_name(s: Sentence, kind: re.Match) -> tuple[str, int]:

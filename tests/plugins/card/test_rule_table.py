@@ -6,12 +6,13 @@ from tcccd.plugins.card.context_rules import ContextRules
 from tcccd.plugins.card.phrases import words
 from tcccd.plugins.card.rule_table import RULES, findings
 from tcccd.plugins.card.sentences import split
-from tests.support.card_corpus import cases, everyday, segment
+from tests.support.card_corpus import TUNE_FILES, cases, everyday, segment
 from tests.support.card_scenarios import scenarios
 
 
 def _texts() -> list[str]:
-    said = [u.heard for case in cases("tune") + cases("tune2") + cases("tune3") + everyday() for u in case.utterances]
+    tune = [case for name in TUNE_FILES for case in cases(name)]
+    said = [u.heard for case in tune + everyday() for u in case.utterances]
     said += [u.heard for s in scenarios() for u in s.utterances]
     return [seg["text"] for heard in said if (seg := segment(heard, [])) is not None]
 
