@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import time
 from collections.abc import Callable
@@ -159,11 +160,28 @@ class _no_pulse:
         return None
 
 
+_KEYED = re.compile(r"(?P<item>\S+ \S+ \w+)\[(?P<key>[^]]+)\](?P<rest>.*)")
+
+
 def _vaguer(line: str, said: set[str]) -> bool:
-    """`hypothermia = yes` where `hypothermia = HPMK` was said: the act said, without its kind (a word lost), which
-    claims nothing that was not said; counted apart from fields not said."""
+    """A field that says less than was said, and nothing that was not (a detail the recogniser lost), counted apart
+    from fields not said: `hypothermia = yes` where `hypothermia = HPMK` was said (the kind lost); `tourniquet[-]`
+    lines where the tourniquet was said with its limb (the limb lost); a reading in the clock's column
+    `vitals[~1145]` where the same reading was said with a time that was not read (the spoken time lost)."""
     key, _, value = line.partition(" = ")
-    return value == "yes" and any(other.partition(" = ")[0] == key for other in said)
+    if value == "yes" and any(other.partition(" = ")[0] == key for other in said):
+        return True
+    shown = _KEYED.fullmatch(line)
+    if shown is None or not (shown["key"] == "-" or shown["key"].startswith("~")):
+        return False
+    for other in said:
+        was = _KEYED.fullmatch(other)
+        if was is None or was["item"] != shown["item"] or was["key"] == shown["key"]:
+            continue
+        if shown["rest"] == was["rest"] or (shown["key"] == "-" and shown["rest"] == " = yes"
+                                            and was["rest"].startswith(" = ")):
+            return True
+    return False
 
 
 def held_out(set_name: str) -> bool:
@@ -193,12 +211,14 @@ def audio_part(paces: list[str], show_heldout: bool) -> dict:
                 score.add(item.name, set_name, {line.removesuffix(OPEN) for line in got}, said)
                 if unsaid and (not held_out(set_name) or show_heldout):
                     print(f"  {pace} {item.name}: shown confirmed, not said: {unsaid}")
+                if vaguer and (not held_out(set_name) or show_heldout):
+                    print(f"  {pace} {item.name}: shown with a detail lost: {vaguer}")
             summary = score.summary()
             summary.update(confirmed_unsaid=confirmed_unsaid, left_open=opened, less_specific=less_specific)
             out[pace][set_name] = summary
             print(f"audio ({pace} pace), {set_name}: recall {summary['recall']:.1%} (goal >= 75%), precision "
                   f"{summary['precision']:.1%} by value; fields shown confirmed that were not said: "
-                  f"{confirmed_unsaid} (goal 0); shown as done without the kind said ('= yes'): {less_specific}; "
+                  f"{confirmed_unsaid} (goal 0); shown with a detail lost (kind, limb, spoken time): {less_specific}; "
                   f"fields left open for the medic: {opened}")
         hidden = set() if show_heldout else {i.name for i in items if held_out(i.set)}
         out[pace]["heard"] = {k: v for k, v in run.heard.items() if k not in hidden}

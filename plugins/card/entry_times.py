@@ -8,7 +8,8 @@ A time said at the head of the sentence, before anything it could belong to
 at 0931, ...") covers the sentence. Readings said together are one set, so one
 time said with any of them is theirs ("Pulse 100 at 0921, BP 110/70"), unless
 each has its own. A time said in words the recogniser doubted cannot be read:
-the entry is then shown unconfirmed rather than at the clock's minute.
+the entry (every entry of the sentence, for a time at its head) is then shown
+unconfirmed rather than at the clock's minute.
 """
 
 from __future__ import annotations
@@ -50,8 +51,13 @@ def own_time(s: Sentence, finding: Finding, said: list[Said], context: SentenceC
     return after[0] if after else max(own, key=lambda t: t.start) if own else None
 
 
-def time_doubted(s: Sentence, finding: Finding, uncertain: list[tuple[int, int]]) -> bool:
-    """A time was said in the mention's clause ("BP 100/60 at 11.45") in doubted words, so none was read."""
-    clause_start, clause_end = s.clause_of(finding.named[0])
-    return any(clause_start <= a < clause_end and _AT.search(s.lower, max(clause_start, a - 8), a)
-               for a, _ in uncertain)
+def time_doubted(s: Sentence, finding: Finding, uncertain: list[tuple[int, int]], first_mention: int) -> bool:
+    """A time was said in the mention's clause ("BP 100/60 at 11.45"), or at the head of the sentence before its
+    first mention ("At 11.40, resp rate 22, sats 94%"), in doubted words, so none was read."""
+    return doubted_time(s, uncertain, *s.clause_of(finding.named[0])) or doubted_time(s, uncertain, s.start,
+                                                                                        first_mention)
+
+
+def doubted_time(s: Sentence, uncertain: list[tuple[int, int]], start: int, end: int) -> bool:
+    """A doubted word right after "at" between two positions: a time said that could not be read."""
+    return any(start <= a < end and _AT.search(s.lower, max(s.start, a - 8), a) for a, _ in uncertain)

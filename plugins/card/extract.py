@@ -36,7 +36,7 @@ from tcccd.plugins.card.context import (
 )
 from tcccd.plugins.card.context_rules import ContextRules
 from tcccd.plugins.card.corrections import restated
-from tcccd.plugins.card.entry_times import lead_time, own_time, set_time, time_doubted
+from tcccd.plugins.card.entry_times import doubted_time, lead_time, own_time, set_time, time_doubted
 from tcccd.plugins.card.finding import Finding, out_of_range
 from tcccd.plugins.card.phrases import words
 from tcccd.plugins.card.rule_table import findings as rule_findings
@@ -80,6 +80,8 @@ class Extraction:
         self.statuses: list[str] = []  # how each mention of the current sentence was said
         self.undone_at = -1  # where in the current sentence the mention now in `undone` was said
         self.head_time: Said | None = None  # a time said at the head of the utterance: its readings' column
+        self.first_mention = 0  # where the current sentence's first mention starts: before it, its head
+        self.head_doubted = False  # that time was said in doubted words: its readings are unconfirmed
         self.sentences = 0
 
     def run(self) -> CardEvents:
@@ -111,14 +113,16 @@ class Extraction:
         self.correcting = False
         order = sorted(found, key=lambda f: f.named[0] if isinstance(f, Finding) else f.start)
         findings = [f for f in order if isinstance(f, Finding)]
+        self.first_mention = findings[0].named[0] if findings else s.end
         switched = [f.start for f in found if isinstance(f, Switch)]
         lead = lead_time(s, said, findings, context, switched)
         readings_time = set_time(s, said, findings, context) or (
             self.head_time if not said and not switched else None)
         if self.sentences == 1:  # "Casualty one, at 0931 ...": the readings after it, until a time or a switch
             self.head_time = lead if lead is not None and all(at < lead.start for at in switched) else None
+            self.head_doubted = doubted_time(s, self.uncertain, s.start, self.first_mention)
         elif said or switched:
-            self.head_time = None
+            self.head_time, self.head_doubted = None, False
         for i, (_, cue_end) in enumerate([(s.start, s.start), *stretches]):
             until = stretches[i][0] if i < len(stretches) else s.end
             start = s.start if i == 0 else cue_end
@@ -192,7 +196,8 @@ class Extraction:
                  "out_of_range": out_of_range(finding.what),
                  "uncertain": bool(doubted) or self._doubted(start, end) or (self.casualty_doubted and not note)
                  or getattr(finding.what, "dose_to", None) is not None
-                 or (when is None and not note and time_doubted(s, finding, self.uncertain))}
+                 or (when is None and not note and (time_doubted(s, finding, self.uncertain, self.first_mention) or (
+                     self.head_doubted and self.sentences > 1 and finding.what.kind in VITAL_KINDS)))}
         self._emit(finding.what, start, end, finding.rule, when, flags)
         return not note
 

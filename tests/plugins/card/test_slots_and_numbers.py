@@ -108,12 +108,15 @@ def test_a_doubted_casualty_number_makes_what_is_filed_under_it_unconfirmed(card
 
 def test_a_reading_whose_time_was_said_in_doubted_words_is_unconfirmed(card_stage: PluginHarness) -> None:
     """'at 9.45': a time said in a form the recogniser doubted (and listed as uncertain) cannot be read, so the
-    reading is not shown confirmed at the clock's minute; a clause with no time said keeps its reading confirmed."""
+    reading is not shown confirmed at the clock's minute (every reading of the utterance's sentences when the time
+    opens it); a clause with no time said keeps its reading confirmed."""
     medic = Medic(card_stage)
     medic.says("Blood pressure 100/60 at 9.45, alert.", ["9.45"])
     medic.says("Pulse 88.")
+    medic.says("At 9.50, respiratory rate 22. Sats 94%.", ["9.50"])
     assert medic.fields() == {"c1 c vitals[~1000].bp = 100/60 (unconfirmed)", "c1 c vitals[~1000].avpu = a",
-                              "c1 c vitals[~1000].pulse = 88"}
+                              "c1 c vitals[~1000].pulse = 88", "c1 c vitals[~1000].rr = 22 (unconfirmed)",
+                              "c1 c vitals[~1000].spo2 = 94% (unconfirmed)"}
 
 
 def test_an_over_long_value_is_cut_and_marked_and_the_transcript_kept(card_stage: PluginHarness) -> None:
