@@ -78,7 +78,8 @@ def status_lines(report: StatusReport) -> list[str]:
         clipping = "CLIPPING" if health.clipping else "no clipping"
         lines.append(f"capture   {stage.name}: {health.capture} on {health.device_name} at {health.device_rate_hz} Hz "
                      f"({health.rate_source}), level {health.input_level_dbfs} dBFS, {clipping}, overruns "
-                     f"{health.overruns}, reopens {health.reopens}, echo {health.echo}")
+                     f"{health.overruns}, reopens {health.reopens}, echo {health.echo}"
+                     + (", NO SPEAKER (read-back off)" if health.speaker is False else ""))
         if health.degraded_reason:
             lines.append(f"capture   {stage.name}: DEGRADED: {health.degraded_reason}")
     journal = report.transcripts

@@ -73,6 +73,8 @@ class CaptureHealth(PluginHealth):
     no_device_reason: Str | None = Field(None, description="why there is no device; it is retried with backoff")
     device_name: Str | None = Field(None, description="the device in use")
     device_rate_hz: Int | None = Field(None, description="the rate the stream runs at")
+    speaker: Bool | None = Field(None, description="the device has an output: false for a microphone alone, where "
+                                 "read-back is refused")
     rate_source: Str | None = Field(None, description="where that rate came from: `sound server` (the rate "
                                     "PulseAudio or PipeWire runs), `config` (rate_hz), `device default` "
                                     "(PortAudio's), or why it was switched after stalls")

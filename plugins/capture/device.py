@@ -7,6 +7,10 @@ played block into a bounded buffer (a full buffer drops the oldest block and
 counts an overrun), fills the output from the playback queue and wakes the
 stage through an eventfd. Everything heavier runs on the stage's thread.
 
+A device with a microphone and no output (a USB microphone alone) is opened
+for input only: it is heard the same way, and nothing can be played on it
+(`has_speaker` is false; the stage refuses read-back and says why).
+
 On silence the stage is not woken: a block whose peak stays under `quiet_peak`
 is kept like any other, and the worker's own poll (every 0.25 s) collects it.
 A louder block wakes the stage at once and keeps the chunk pace for
@@ -64,15 +68,17 @@ def _rescan(sd: Any) -> None:
 
 
 def find_device(sd: Any, name: str) -> tuple[int, dict[str, Any]]:
-    """Index and description of the first device with input and output whose name is, or contains, `name`."""
+    """Index and description of the first device with a microphone whose name is, or contains, `name`: one with
+    an output too first (the read-back plays there), else one with a microphone alone."""
     devices = list(sd.query_devices())
-    duplex = [(i, d) for i, d in enumerate(devices) if d["max_input_channels"] > 0 and d["max_output_channels"] > 0]
+    heard = [(i, d) for i, d in enumerate(devices) if d["max_input_channels"] > 0]
     for match in (lambda d: d["name"] == name, lambda d: name in d["name"]):
-        for index, device in duplex:
-            if match(device):
-                return index, device
-    names = ", ".join(repr(d["name"]) for _, d in duplex) or "none"
-    raise NoDevice(f"no audio device named {name!r} with both input and output (found: {names})")
+        for speaker in (True, False):
+            for index, device in heard:
+                if match(device) and (device["max_output_channels"] > 0) == speaker:
+                    return index, device
+    names = ", ".join(repr(d["name"]) for _, d in heard) or "none"
+    raise NoDevice(f"no audio device named {name!r} with a microphone (found: {names})")
 
 
 class DuplexDevice:
@@ -97,6 +103,7 @@ class DuplexDevice:
         self.last_callback_at = 0.0
         self.opened_at = 0.0
         self.unfilled_blocks = 0  # blocks still to come from the buffer's initial content: heard as silence
+        self.has_speaker = False
         self._stream: Any = None
         self._failed: str | None = None
 
@@ -118,14 +125,20 @@ class DuplexDevice:
             index, info = find_device(sd, self.name)
             self.rate_hz = self.requested_rate_hz or int(info["default_samplerate"])
             out_channels = min(2, int(info["max_output_channels"]))
-            self._stream = sd.Stream(device=(index, index), samplerate=self.rate_hz, channels=(1, out_channels),
-                                     dtype="float32", blocksize=self.rate_hz * self.block_ms // 1000,
-                                     latency=self.latency_ms / 1000, callback=self._callback,
-                                     finished_callback=self._finished)
-            first_pass_s = FIRST_PASS_LATENCIES * float(self._stream.latency[0])
+            self.has_speaker = out_channels > 0
+            common = {"samplerate": self.rate_hz, "dtype": "float32", "blocksize": self.rate_hz * self.block_ms // 1000,
+                      "latency": self.latency_ms / 1000, "finished_callback": self._finished}
+            if self.has_speaker:
+                self._stream = sd.Stream(device=(index, index), channels=(1, out_channels), callback=self._callback,
+                                         **common)
+                in_latency_s, out_latency_s = self._stream.latency
+            else:
+                self._stream = sd.InputStream(device=index, channels=1, callback=self._heard_only, **common)
+                in_latency_s, out_latency_s = self._stream.latency, 0.0
+            first_pass_s = FIRST_PASS_LATENCIES * float(in_latency_s)
             self.unfilled_blocks = math.ceil(first_pass_s * self.rate_hz / self._stream.blocksize)
             self._stream.start()
-            self.output_latency_s = float(self._stream.latency[1])
+            self.output_latency_s = float(out_latency_s)
         except NoDevice:
             raise
         except Exception as exc:  # noqa: BLE001 - PortAudio reports a missing or busy device in several types
@@ -137,10 +150,17 @@ class DuplexDevice:
         self._failed = None
 
     def _callback(self, indata: np.ndarray, outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
-        if status.input_overflow:
-            self.overruns += 1
         played = self.playback.take(frames)
         outdata[:] = played[:, None]
+        self._heard(indata, played, frames, status)
+
+    def _heard_only(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
+        """The callback of a microphone with no speaker: nothing was played."""
+        self._heard(indata, np.zeros(frames, np.float32), frames, status)
+
+    def _heard(self, indata: np.ndarray, played: np.ndarray, frames: int, status: Any) -> None:
+        if status.input_overflow:
+            self.overruns += 1
         if len(self.blocks) == self.blocks.maxlen:
             self.overruns += 1  # the stage fell behind: the oldest block is dropped, and counted
         if self.unfilled_blocks > 0:

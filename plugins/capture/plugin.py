@@ -267,6 +267,9 @@ class CapturePlugin(Plugin):
         """Queue TTS audio on the speaker and pass the message on: the client still gets its audio."""
         if self.device is None:
             raise PluginError(f"cannot play: no audio device ({self.no_device_reason})", code="no_device")
+        if not self.device.has_speaker:
+            raise PluginError(f"cannot play: {self.device.description!r} is a microphone with no speaker; read-back "
+                              f"needs a device with an output (capture's `device` parameter)", code="no_device")
         if message.payload:
             audio, rate_hz = decode(message.payload, message.audio)
             self.playback.add(resample(audio, rate_hz, self.device.rate_hz))
@@ -282,6 +285,7 @@ class CapturePlugin(Plugin):
         return {**self._summary(), **({"state": "degraded"} if reason else {}), "degraded_reason": reason,
                 "no_device_reason": self.no_device_reason,
                 "device_name": device.description if device else None,
+                "speaker": device.has_speaker if device else None,
                 "device_rate_hz": device.rate_hz if device else None, "rate_source": self.rate_source,
                 "recent_reopens": self.watch.recent_reopens(now),
                 "overruns": self.overruns_before + (device.overruns if device else 0), "echo": self.params.echo,

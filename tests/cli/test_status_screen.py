@@ -45,6 +45,17 @@ def test_a_microphone_that_does_not_hear_says_why_and_names_its_rate():
     assert "DEGRADED" not in healthy and "at 48000 Hz (sound server)" in healthy
 
 
+def test_a_microphone_with_no_speaker_says_read_back_is_off():
+    data = example("status")
+    data["stages"][0]["plugin_health"].update(
+        capture="listening", no_device_reason=None, device_name="USB Microphone", device_rate_hz=48000,
+        rate_source="device default", speaker=False, state="ready", degraded_reason=None)
+    screen = status_screen.render(StatusReport.from_data(data))
+    assert "capture   mic: listening on USB Microphone at 48000 Hz" in screen and "NO SPEAKER (read-back off)" in screen
+    data["stages"][0]["plugin_health"].update(speaker=True)
+    assert "NO SPEAKER" not in status_screen.render(StatusReport.from_data(data))
+
+
 def test_a_capture_stage_whose_health_failed_is_shown_as_unknown_not_a_crash():
     data = example("status")
     data["stages"][0]["plugin_health"] = {"plugin": "capture", "health_error": "device query raised"}

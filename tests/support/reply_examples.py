@@ -39,7 +39,7 @@ LATENCY = {"p50_ms": 12.5, "p95_ms": 30.1, "p99_ms": 44.0, "count": 512}
 CAPTURE_HEALTH = {"state": "degraded", "degraded_reason": "no microphone: unplugged", "plugin": "capture",
                   "last_error": None, "errors": 0, "latency": LATENCY,
                   "health_error": None, "capture": "no_device", "device": "default", "muted": False,
-                  "no_device_reason": "unplugged", "device_name": None, "device_rate_hz": None,
+                  "no_device_reason": "unplugged", "device_name": None, "device_rate_hz": None, "speaker": None,
                   "rate_source": None, "input_level_dbfs": -90.0, "input_peak_dbfs": -90.0, "clipping": False,
                   "clipped_samples": 0, "overruns": 0, "reopens": 2, "recent_reopens": 0, "echo": "gate",
                   "playing": False, "gated_s": 0.0, "barge_ins": 0, "talk_overs": 0, "stream_id": None}

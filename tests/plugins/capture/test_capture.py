@@ -217,3 +217,51 @@ def test_the_stream_runs_at_the_rate_the_sound_server_runs(pulse, tmp_path: Path
         health = h.plugin.health()
     assert health["device_rate_hz"] == pulse.rate_hz and health["rate_source"] == "sound server"
     assert health["reopens"] == 0 and "state" not in health and health["degraded_reason"] is None, health
+
+
+class _UsbMicrophone:
+    """PortAudio's input-only stream on a USB microphone with no speaker: 20 ms blocks of a tone from its own
+    thread until aborted (the hardware boundary; this machine has no USB device)."""
+
+    def __init__(self, device: int, samplerate: int, blocksize: int, callback, **_) -> None:
+        import threading
+        from types import SimpleNamespace
+
+        self.blocksize, self.latency, self.callback = blocksize, 0.02, callback
+        self.status = SimpleNamespace(input_overflow=False)
+        self.tone = (0.3 * np.sin(2 * np.pi * 440 * np.arange(blocksize) / samplerate)).astype(np.float32)
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self.stopped.wait(0.02):
+            self.callback(self.tone[:, None].copy(), self.blocksize, None, self.status)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def abort(self) -> None:
+        self.stopped.set()
+
+    def close(self) -> None:
+        self.stopped.set()
+
+
+def test_a_usb_microphone_with_no_speaker_is_heard_and_read_back_is_refused_with_why(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sounddevice as sd
+
+    mic = {"name": "USB Microphone: Audio (hw:2,0)", "max_input_channels": 1, "max_output_channels": 0,
+           "default_samplerate": 48000.0}
+    monkeypatch.setattr(sd, "query_devices", lambda: [mic])
+    monkeypatch.setattr(sd, "InputStream", _UsbMicrophone)
+    with PluginHarness("capture", {"device": "USB Microphone"}, tmp_path) as h:
+        heard = wait_audio(h)
+        health = h.plugin.health()
+        pcm = (np.zeros(1600, np.int16)).tobytes()
+        [reply] = h.request(Message("audio", payload=pcm, audio=AudioFormat("pcm_s16le", 16000, 1), final=True))
+    assert health["capture"] == "listening" and health["degraded_reason"] is None, health
+    assert health["speaker"] is False and health["device_rate_hz"] == 48000
+    assert samples_of(heard).std() > 0.05  # the tone, resampled to 16 kHz
+    assert reply.type == "error" and reply.data["code"] == "no_device", reply.data
+    assert "no speaker" in reply.data["message"] and "USB Microphone" in reply.data["message"]

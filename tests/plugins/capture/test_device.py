@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from tcccd.plugins.capture.device import DuplexDevice
+from tcccd.plugins.capture.device import DuplexDevice, find_device
 from tcccd.plugins.capture.playback import PlaybackQueue
 
 RATE_HZ = 44100
@@ -145,3 +145,50 @@ def test_a_plain_alsa_device_that_only_takes_48k_opens_at_its_own_default() -> N
         os.close(wake_fd)
     assert not routes_to_server("USB Headset") and choice.source == "device default"
     assert device.rate_hz == 48000 and device.description == headset["name"]
+
+
+class MicOnlyStream:
+    """A USB microphone with no speaker: PortAudio opens it for input only (its callback has no output)."""
+
+    def __init__(self, device: int, samplerate: int, blocksize: int, channels: int, callback: Any, **_: Any) -> None:
+        self.blocksize = blocksize
+        self.latency = 0.02  # an input stream reports one latency, not a pair
+        self.callback = callback
+        assert channels == 1
+
+    def start(self) -> None:
+        status = SimpleNamespace(input_overflow=False)
+        for _ in range(40):
+            self.callback(SPEECH[:, None].copy(), self.blocksize, None, status)
+
+    def abort(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _refuse_duplex(**_: Any) -> None:
+    raise AssertionError("a microphone with no output was opened as a duplex stream")
+
+
+def test_a_microphone_with_no_speaker_is_heard_and_a_device_with_both_is_preferred() -> None:
+    """A kit's USB microphone alone is a microphone, not 'no device'; where a device of the same name has an
+    output too, that one is chosen (the read-back plays there)."""
+    mic = {"name": "USB Microphone", "max_input_channels": 1, "max_output_channels": 0,
+           "default_samplerate": 48000.0}
+    wake_fd = os.eventfd(0, os.EFD_NONBLOCK)
+    device = DuplexDevice("USB", 20, 100, PlaybackQueue(), wake_fd)
+    try:
+        device._open(SimpleNamespace(query_devices=lambda: [mic], Stream=_refuse_duplex, InputStream=MicOnlyStream))
+        heard = [near for near, _ in device.blocks]
+        played = [far for _, far in device.blocks]
+    finally:
+        device.close()
+        os.close(wake_fd)
+    assert not device.has_speaker and device.description == "USB Microphone" and device.rate_hz == 48000
+    first = next(i for i, block in enumerate(heard) if block.any())  # after the first pass over its buffer
+    assert len(heard) == 40 and first <= 2 and all(np.array_equal(block, SPEECH) for block in heard[first:])
+    assert not any(block.any() for block in played)  # nothing plays on a microphone
+    headset = {**mic, "name": "USB Headset", "max_output_channels": 2}
+    assert find_device(SimpleNamespace(query_devices=lambda: [mic, headset]), "USB")[1] is headset
