@@ -21,6 +21,7 @@ Usage: python bench/card.py [--sets tune,tune2,heldout,everyday,scenarios] [--ro
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -104,7 +105,8 @@ def long_transcript(words: int) -> str:
 
 def time_updates(workdir: Path, rounds: int) -> dict:
     """The card update of a 500-word dictation beside the journal's append of it, interleaved round by round; the
-    cards start empty every ten transcripts (5,000 words: a long mission's worth)."""
+    cards start empty every ten transcripts (5,000 words: a long mission's worth). After each stage's set-up the
+    heap is collected and frozen, as the card worker does."""
     seg = segment(long_transcript(500), [])
     assert seg is not None
     journal = TranscriptJournal.open(workdir, JournalSettings(file_name="journal.sqlite3"))
@@ -115,6 +117,8 @@ def time_updates(workdir: Path, rounds: int) -> dict:
             if pipeline is not None:
                 pipeline.__exit__(None, None, None)
             pipeline = CardPipeline(workdir / f"update{i}").__enter__()
+            gc.collect()  # as the worker does once its stage is set up (tcccd.worker)
+            gc.freeze()
         assert pipeline is not None
         t0 = time.perf_counter()
         journal.append(Entry(time.time(), "client", "field", "bench", seg["text"], None, [seg]))
