@@ -267,9 +267,8 @@ class CapturePlugin(Plugin):
         """Queue TTS audio on the speaker and pass the message on: the client still gets its audio."""
         if self.device is None:
             raise PluginError(f"cannot play: no audio device ({self.no_device_reason})", code="no_device")
-        if not self.device.has_speaker:
-            raise PluginError(f"cannot play: {self.device.description!r} is a microphone with no speaker; read-back "
-                              f"needs a device with an output (capture's `device` parameter)", code="no_device")
+        if not self.device.has_speaker:  # nothing would ever take it from the queue, and the echo gate would hold
+            raise PluginError(f"cannot play: {self.device.description!r} is a microphone, no speaker", code="no_device")
         if message.payload:
             audio, rate_hz = decode(message.payload, message.audio)
             self.playback.add(resample(audio, rate_hz, self.device.rate_hz))
