@@ -51,13 +51,7 @@ def own_time(s: Sentence, finding: Finding, said: list[Said], context: SentenceC
     return after[0] if after else max(own, key=lambda t: t.start) if own else None
 
 
-def time_doubted(s: Sentence, finding: Finding, uncertain: list[tuple[int, int]], first_mention: int) -> bool:
-    """A time was said in the mention's clause ("BP 100/60 at 11.45"), or at the head of the sentence before its
-    first mention ("At 11.40, resp rate 22, sats 94%"), in doubted words, so none was read."""
-    return doubted_time(s, uncertain, *s.clause_of(finding.named[0])) or doubted_time(s, uncertain, s.start,
-                                                                                        first_mention)
-
-
 def doubted_time(s: Sentence, uncertain: list[tuple[int, int]], start: int, end: int) -> bool:
-    """A doubted word right after "at" between two positions: a time said that could not be read."""
+    """A doubted word right after "at" between two positions (an entry's clause, a sentence's head): a time said that
+    could not be read."""
     return any(start <= a < end and _AT.search(s.lower, max(s.start, a - 8), a) for a, _ in uncertain)

@@ -36,7 +36,7 @@ from tcccd.plugins.card.context import (
 )
 from tcccd.plugins.card.context_rules import ContextRules
 from tcccd.plugins.card.corrections import restated
-from tcccd.plugins.card.entry_times import doubted_time, lead_time, own_time, set_time, time_doubted
+from tcccd.plugins.card.entry_times import doubted_time, lead_time, own_time, set_time
 from tcccd.plugins.card.finding import Finding, out_of_range
 from tcccd.plugins.card.phrases import words
 from tcccd.plugins.card.rule_table import findings as rule_findings
@@ -80,8 +80,8 @@ class Extraction:
         self.statuses: list[str] = []  # how each mention of the current sentence was said
         self.undone_at = -1  # where in the current sentence the mention now in `undone` was said
         self.head_time: Said | None = None  # a time said at the head of the utterance: its readings' column
-        self.first_mention = 0  # where the current sentence's first mention starts: before it, its head
         self.head_doubted = False  # that time was said in doubted words: its readings are unconfirmed
+        self.sentence_head_doubted = False  # a time at the current sentence's head was said in doubted words
         self.sentences = 0
 
     def run(self) -> CardEvents:
@@ -113,14 +113,15 @@ class Extraction:
         self.correcting = False
         order = sorted(found, key=lambda f: f.named[0] if isinstance(f, Finding) else f.start)
         findings = [f for f in order if isinstance(f, Finding)]
-        self.first_mention = findings[0].named[0] if findings else s.end
+        first_mention = findings[0].named[0] if findings else s.end
+        self.sentence_head_doubted = doubted_time(s, self.uncertain, s.start, first_mention)
         switched = [f.start for f in found if isinstance(f, Switch)]
         lead = lead_time(s, said, findings, context, switched)
         readings_time = set_time(s, said, findings, context) or (
             self.head_time if not said and not switched else None)
         if self.sentences == 1:  # "Casualty one, at 0931 ...": the readings after it, until a time or a switch
             self.head_time = lead if lead is not None and all(at < lead.start for at in switched) else None
-            self.head_doubted = doubted_time(s, self.uncertain, s.start, self.first_mention)
+            self.head_doubted = self.sentence_head_doubted
         elif said or switched:
             self.head_time, self.head_doubted = None, False
         for i, (_, cue_end) in enumerate([(s.start, s.start), *stretches]):
@@ -196,8 +197,7 @@ class Extraction:
                  "out_of_range": out_of_range(finding.what),
                  "uncertain": bool(doubted) or self._doubted(start, end) or (self.casualty_doubted and not note)
                  or getattr(finding.what, "dose_to", None) is not None
-                 or (when is None and not note and (time_doubted(s, finding, self.uncertain, self.first_mention) or (
-                     self.head_doubted and self.sentences > 1 and finding.what.kind in VITAL_KINDS)))}
+                 or (when is None and not note and self._time_doubted(s, finding))}
         self._emit(finding.what, start, end, finding.rule, when, flags)
         return not note
 
@@ -223,6 +223,12 @@ class Extraction:
 
     def _doubted(self, start: int, end: int) -> bool:
         return any(a < end and start < b for a, b in self.uncertain)
+
+    def _time_doubted(self, s: Sentence, finding: Finding) -> bool:
+        """A time was said for this entry in doubted words, so none was read: in its clause ("BP 100/60 at 11.45"),
+        at the head of its sentence ("At 11.40, resp rate 22, ..."), or, for a reading, at the utterance's head."""
+        return doubted_time(s, self.uncertain, *s.clause_of(finding.named[0])) or self.sentence_head_doubted or (
+            self.head_doubted and self.sentences > 1 and finding.what.kind in VITAL_KINDS)
 
     def _same_tourniquet(self, finding: Finding) -> bool:
         """'Tourniquet applied to the left leg at 0912. CAT tourniquet.': a tourniquet said with no limb and no

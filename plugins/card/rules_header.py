@@ -45,11 +45,11 @@ _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|wit
                            r"bad|mild|none|nil|negative|nkda|nka|nothing|denies|denied|reports|reported|got|have|"
                            r"he['’]s\s+got|food|medication|medicine|other|also|documented|listed|possible|and|or|"
                            r"get|ask|asked|about|check|checked|confirm|unknown|unable|couldn['’]t|can['’]t|him|need|"
-                           r"any|before|for|uh|um|er|erm|too|said|says)\b")
+                           r"before|for|uh|um|er|erm|too|said)\b")
 _ALLERGEN_WORD = re.compile(r"[a-z][\w'’-]*|,")
 _LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&)\s*")
 _ALLERGEN_END = re.compile(r"\b(?:so|but|otherwise|which|that|who|per|according|since|because|nkda|nka|nothing|"
-                           r"none|no\s+others?|no\s+other)\b")  # "codeine, nothing else": the list is closed
+                           r"none|no\s+others?)\b")  # "codeine, nothing else": the list is closed
 _DRUG = pattern(MEDICATIONS)
 MAX_ALLERGIES = 200
 _RESPONDER = re.compile(r"(?i:\b(?:first\s+responder|responder|treated\s+by)(?:\s+name)?(?:\s+is)?)\s+"
