@@ -85,11 +85,13 @@ class UtteranceSegmenter:
         return finished
 
     def flush(self) -> list[Utterance]:
-        """The utterance still open when the stream ends (the last words before 'stop')."""
-        if len(self._pending):
-            self.feed(np.zeros(WINDOW_SAMPLES - len(self._pending), np.float32))
+        """The utterance still open when the stream ends (the last words before 'stop').
+
+        The last part-window is padded with silence and stepped like any other: the pause it completes may end
+        the utterance there, and that utterance is returned as well."""
+        finished = self.feed(np.zeros(WINDOW_SAMPLES - len(self._pending), np.float32)) if len(self._pending) else []
         last = self._close(trailing_windows=0) if self._windows else None
-        return [last] if last is not None else []
+        return finished + ([last] if last is not None else [])
 
     def _step(self, window: np.ndarray) -> Utterance | None:
         prob = self._detector.step(self._state, window)

@@ -36,6 +36,15 @@ def test_open_utterance_is_flushed_at_stream_end(detector, corpus):
     assert last.end_s - last.start_s > 0.8
 
 
+def test_a_stream_ending_in_any_length_of_pause_keeps_its_utterance(detector, corpus):
+    """The stream's last part-window, padded with silence, may be the one where the pause ends the utterance."""
+    speech = corpus.speak("request urgent medevac")
+    for pause_samples in range(0, 12_000, 97):  # 0 to 750 ms of pause after the speech, across window boundaries
+        segmenter = UtteranceSegmenter(detector, VadSettings())
+        finished = segmenter.feed(np.concatenate([speech, np.zeros(pause_samples, np.float32)])) + segmenter.flush()
+        assert len(finished) == 1, f"{pause_samples} samples of pause: {len(finished)} utterances"
+
+
 def test_memory_stays_bounded_over_minutes(detector, corpus):
     settings = VadSettings(max_utterance_s=5.0)
     segmenter = UtteranceSegmenter(detector, settings)
