@@ -7,7 +7,9 @@ casualty", "next patient" (the current number plus one). A number after
 units") or a unit after ("patient 2 units"): those are doses. "casualty
 collection point" and "casualty is alert" switch nothing. The request says which
 casualty is current; each switch said becomes an event and the current casualty
-for what follows it.
+for what follows it. A casualty named in words no switch reads ("Act to Casual V1",
+Whisper's "Back to casualty one") leaves what follows unconfirmed until a plain
+switch: it may be another casualty's.
 
 Times: a four-digit time counts when the ASR's number step wrote it as a time
 (its `numbers[]` trail says rule "time") or when it is said as one ("at 0915",
@@ -40,6 +42,9 @@ _NEXT = re.compile(r"\bnext\s+(?:casualty|patient)\b")
 # Whisper writes "Casualty two." as "Casualty, too, ..." (tiny.en, the kit's own voice): read as a switch only where
 # "too" cannot mean "also", the whole of a sentence's opening words ("Casualty too." / "Casualty, too, same blast")
 _TOO = re.compile(r"\s*(?:casualty|patient)\s*,?\s+(too)\s*(?:[,.]|$)")
+# "Back to casualty one" written "Act to Casual V1": a casualty named in words no switch reads. What follows may be
+# another casualty's, so it is shown unconfirmed (on the casualty current) until a switch is said plainly.
+_GARBLED = re.compile(r"\bcasual\b|\b(?:casualty|patient)\s+(?:number\s+|#\s*)?[a-z]+\d+\b")
 _HHMM = re.compile(r"(?<![\w.:/])([01]\d|2[0-3])([0-5]\d)(?![\w/%]|[.:]\d)")  # "at 0930:" ends a time, "09:30.5" none
 _TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until)\s+$")
 _TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu)\b")
@@ -56,6 +61,7 @@ class Switch:
     number: int | None  # None: "next", one more than the casualty current at that point
     start: int
     end: int
+    garbled: bool = False  # a switch the recogniser garbled: which casualty follows is in doubt
 
 
 def switches(s: Sentence) -> Iterator[Switch]:
@@ -78,6 +84,8 @@ def switches(s: Sentence) -> Iterator[Switch]:
     too = _TOO.match(s.lower, s.start, s.end)
     if too and not found:
         found.append(Switch(2, s.start + len(too.group(0)) - len(too.group(0).lstrip()), too.end(1)))
+    found += [Switch(None, m.start(), m.end(), garbled=True) for m in _GARBLED.finditer(s.lower, s.start, s.end)
+              if not any(f.start <= m.start() < f.end for f in found)]
     yield from sorted(found, key=lambda w: w.start)
 
 

@@ -158,6 +158,9 @@ class Extraction:
             self.undone = undone = None
 
     def _switch(self, switch: Switch) -> None:
+        if switch.garbled:
+            self.casualty_doubted = True
+            return
         number = switch.number if switch.number is not None else min(self.casualty + 1, MAX_CASUALTY)
         self.casualty = number
         self.casualty_doubted = self._doubted(switch.start, switch.end)

@@ -106,6 +106,23 @@ def test_a_doubted_casualty_number_makes_what_is_filed_under_it_unconfirmed(card
                               "c2 c vitals[~1000].pulse = 120 (unconfirmed)", "c3 c vitals[~1000].pulse = 90"}
 
 
+def test_a_casualty_named_in_words_no_switch_reads_leaves_what_follows_unconfirmed(card_stage: PluginHarness) -> None:
+    """Whisper wrote 'Back to casualty one' as 'Act to Casual V1': the readings after it may be casualty one's, so
+    they are not shown confirmed on casualty two; a plain switch ends the doubt."""
+    medic = Medic(card_stage)
+    medic.says("Casualty two, pulse ninety.")
+    medic.says("Act to Casual V1. BP 90/50.")
+    medic.says("Responds to pain.")
+    medic.says("Casualty two, sats ninety four.")
+    medic.says("He is casual about it. Resps twenty.")
+    assert medic.fields() == {"c2 c vitals[~1000].pulse = 90", "c2 c vitals[~1000].bp = 90/50 (unconfirmed)",
+                              "c2 c vitals[~1000].avpu = p (unconfirmed)", "c2 c vitals[~1000].spo2 = 94%",
+                              "c2 c vitals[~1000].rr = 20 (unconfirmed)"}
+    other = Medic(card_stage)
+    other.says("Patient V2. Pulse one hundred.")
+    assert other.fields() == {"c1 c vitals[~1000].pulse = 100 (unconfirmed)"}
+
+
 def test_a_reading_whose_time_was_said_in_doubted_words_is_unconfirmed(card_stage: PluginHarness) -> None:
     """'at 9.45': a time said in a form the recogniser doubted (and listed as uncertain) cannot be read, so the
     reading is not shown confirmed at the clock's minute (every reading of the utterance's sentences when the time
