@@ -99,6 +99,9 @@ class SentenceContext:
 
     def _reach(self, trigger: Trigger, start: int, end: int) -> Span:
         s = self.s
+        if trigger.scope == "next":  # "pain three after the ketamine": the one mention it names, nothing further
+            at = end + len(s.lower[end:s.end]) - len(s.lower[end:s.end].lstrip())
+            return at, at + 1
         low, high = (s.start, s.end) if trigger.scope == "sentence" else s.act_of(start)
         if trigger.scope == "clause" and trigger.direction != "backward" and \
                 any(end <= h[0] < high for h in self.heads):

@@ -2,7 +2,7 @@
 
 Casualty switching, only in a switch phrase: "casualty two", "patient number
 3", "back to casualty one", "back to two" (a clause of its own), "second
-casualty", "next patient" (the current number plus one). A number after
+casualty", "back to the first guy", "next patient" (the current number plus one). A number after
 "patient" is no switch when a determiner comes before ("gave the patient 2
 units") or a unit after ("patient 2 units"): those are doses. "casualty
 collection point" and "casualty is alert" switch nothing. The request says which
@@ -33,8 +33,11 @@ from tcccd.plugins.card.sentences import Sentence
 MAX_CASUALTY = 999
 _NAMED = re.compile(r"\b(?:back\s+to\s+|on\s+to\s+|moving\s+to\s+)?(?:casualty|patient|pt)\s+(?:number\s+|#\s*)?(?=\w)")
 _BACK_TO = re.compile(r"\bback\s+to\s+(?:number\s+)?(?=\w)")
-_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth)\s+(?:casualty|patient)\b")
+_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth)\s+(?:casualty|patient)\b|"
+                      r"\b(?:back|going|go|moving|move|on|over|heading|switching|turning)\s+(?:on)?to\s+the\s+"
+                      r"(first|second|third|fourth|fifth|sixth)\s+(?:guy|one|casualty|patient|man|soldier)\b")
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
+_LEAD = re.compile(r"(?:(?:and|okay|ok|alright|all\s+right|now|so|then)\b[\s,]*)+")  # "And back to two"
 _DETERMINER = re.compile(r"\b(?:the|a|an|this|that|his|her|our|your|their|each|every|same|other|my|another)\s+$")
 _NOT_A_SWITCH_AFTER = re.compile(r"\s*(?:units?|g|mg|mcg|ml|l|cc|grams?|milligrams?|micrograms?|liters?|litres?|%|"
                                  r"percent|tourniquets?|ivs?|doses?|times|of)\b")
@@ -76,10 +79,13 @@ def switches(s: Sentence) -> Iterator[Switch]:
         number = first_number(s.text, match.end(), s.end)
         clause = s.act_of(match.start())
         alone = number is not None and not s.lower[number.end:clause[1]].strip(" ,")
-        if match.start() == clause[0] and alone and _casualty_number(s, number, match.end()) and \
+        lead = _LEAD.match(s.lower, clause[0], match.start())
+        opens = (lead.end() if lead else clause[0]) == match.start()
+        if opens and alone and _casualty_number(s, number, match.end()) and \
                 not any(f.start <= match.start() < f.end for f in found):
             found.append(Switch(int(number.value), match.start(), number.end))  # type: ignore[union-attr,arg-type]
-    found += [Switch(_ORDINALS[m.group(1)], m.start(), m.end()) for m in _ORDINAL.finditer(s.lower, s.start, s.end)]
+    found += [Switch(_ORDINALS[m.group(1) or m.group(2)], m.start(), m.end())
+              for m in _ORDINAL.finditer(s.lower, s.start, s.end)]
     found += [Switch(None, m.start(), m.end()) for m in _NEXT.finditer(s.lower, s.start, s.end)]
     too = _TOO.match(s.lower, s.start, s.end)
     if too and not found:

@@ -47,7 +47,8 @@ def tourniquets(s: Sentence) -> Iterator[Finding]:
         device = next(s.find(_DEVICE, clause_start, clause_end), None)
         category = next(s.find(_CATEGORY, clause_start, clause_end), None)
         spans = [(mention.start(), mention.end())] + [(m.start(), m.end()) for m in (device, category) if m]
-        limbs = [r for r in regions(s, clause_start, clause_end) if r.limb]
+        dressed = [m.start() for rx in (_HEMOSTATIC, _PRESSURE) for m in s.find(rx, mention.end(), clause_end)]
+        limbs = [r for r in regions(s, clause_start, min(dressed, default=clause_end)) if r.limb]  # not the dressing's
         if not limbs and found and found[-1].what.limb is not None:
             found[-1] = _merged(found[-1], device, category, spans)
             continue
@@ -79,7 +80,9 @@ def _merged(earlier: Finding, device: re.Match | None, category: re.Match | None
 
 def dressings(s: Sentence) -> Iterator[Finding]:
     """'Combat gauze packed into the right groin', 'pressure dressing to the right arm'; the site is a region said in
-    the same clause, the product only when named."""
+    the same clause; one said after it over one said with a tourniquet before it ("right arm TQ off, converted to a
+    pressure dressing on the forearm"; "left arm TQ converted to a pressure dressing" is the left arm), the product
+    only when named."""
     for kind, table, rx in (("hemostatic", HEMOSTATIC, _HEMOSTATIC), ("pressure", PRESSURE, _PRESSURE)):
         mentions = list(s.find(rx))
         if not mentions:
@@ -87,7 +90,10 @@ def dressings(s: Sentence) -> Iterator[Finding]:
         clause_start, clause_end = s.clause_of(mentions[0].start())
         mentions = [m for m in mentions if clause_start <= m.start() < clause_end]
         product = next((table[said(m)] for m in mentions if table[said(m)]), None)
+        tourniquets = [m.end() for m in s.find(_TOURNIQUET, clause_start, mentions[0].start())]
         places = regions(s, clause_start, clause_end)
+        own = [p for p in places if not any(p.end <= t for t in tourniquets)]
+        places = own if any(p.start >= mentions[0].end() for p in own) else places
         spans = [(m.start(), m.end()) for m in mentions] + ([(places[0].start, places[0].end)] if places else [])
         yield spanning(Dressing(dressing=kind, product=product, site=places[0].name if places else None),
                        "dressing.site" if places else "dressing", *spans)

@@ -148,3 +148,24 @@ def test_a_colon_before_a_reading_still_ends_the_clause_and_zero_in_a_number_is_
     "The chest seal packaging is torn.", "Morphine makes him nauseous."])
 def test_praise_where_kit_is_and_what_a_drug_does_are_no_act(card_stage: PluginHarness, heard: str) -> None:
     assert card_of(card_stage, heard) == set()
+
+
+@pytest.mark.parametrize(("heard", "kept"), [
+    ("Chest seal on the left, the needle D is next.", "c1 e breathing[chest seal] = left"),
+    ("IV in the left arm, the fluids can wait until we land.", "c1 e access[iv] = left arm"),
+    ("Fentanyl was considered, ketamine fifty given.", "c1 f medication[ketamine] = 50"),
+    ("Pulse ninety after the morphine.", "c1 c vitals[~1000].pulse = 90"),
+    ("His gunner has the leg wound, this one took frag to the left hand.", "c1 b injury[left hand] = shrapnel wound"),
+    ("The last guy got the TXA, he got the pill pack.", "c1 f pill_pack = yes"),
+    ("Could be a hemothorax, pulse ox eighty nine.", "c1 c vitals[~1000].spo2 = 89%"),
+])
+def test_a_next_act_a_wait_a_drug_named_as_a_time_a_teammate_and_a_differential_are_not_done(
+        card_stage: PluginHarness, heard: str, kept: str) -> None:
+    """'X is next', 'can wait', 'was considered', 'after the morphine', 'his gunner has', 'the last guy', 'could be'
+    put nothing of theirs on the card; the done thing said beside each stays."""
+    assert card_of(card_stage, heard) == {kept}
+
+
+def test_a_drug_named_as_a_time_reaches_only_that_drug(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Narcan point four IN after the fentanyl dropped his resps to eight.") == {
+        "c1 f medication[naloxone] = 0.4", "c1 f medication[naloxone].route = in", "c1 c vitals[~1000].rr = 8"}

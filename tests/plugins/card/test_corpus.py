@@ -1,7 +1,7 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune`, `tune2` and `tune3`, by three
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune5`, by five
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
 figures, and the held-out half, which no test reads).
 
@@ -22,7 +22,7 @@ from tests.support.card_score import Score
 
 # (set, cases, recall floor, precision floor): floors set below what the rules reach, not at it
 TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 229, 0.90, 0.96),
-             ("tune4", 217, 0.90, 0.94)]
+             ("tune4", 217, 0.90, 0.94), ("tune5", 204, 0.90, 0.95)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -40,13 +40,16 @@ def test_the_everyday_set_puts_nothing_on_any_card(tmp_path: Path) -> None:
 
 
 # Cases where the vocabulary step, with no audio to check it, writes a term nobody said, and the field it makes.
-UNCHECKED_REWRITES = {"w227": ("intubation", "c1 e airway[et tube] = yes")}
-# Fields the card makes where tune4's writer read the words otherwise; the card's reading is kept, and why.
+UNCHECKED_REWRITES = {"w227": ("intubation", "c1 e airway[et tube] = yes"),
+                      "y066": ("iv access", "c1 e access[iv] = yes")}  # "IV at ten hundred" -> "IV access hundred"
+# Fields the card makes where a tune set's writer read the words otherwise; the card's reading is kept, and why.
 READ_OTHERWISE = {
     ("x020", "c1 b injury[-] = suspected tbi"): "'possible TBI' is a suspected injury, as 'possible fracture' is",
     ("x025", "c1 b injury[-] = suspected pneumothorax"): "'Suspected pneumothorax' likewise",
     ("x072", "c1 f medication[ketamine] = yes"): "'he's already had the ketamine' says it was given",
     ("x148", "c1 c vitals[~1000].avpu = u"): "'he's unconscious' is an AVPU level observed",
+    ("y008", "c1 b injury[-] = suspected pneumothorax"): "'possible pneumo' is a suspected injury, as 'possible "
+                                                         "fracture' is",
 }
 
 

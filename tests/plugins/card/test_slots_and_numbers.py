@@ -97,6 +97,23 @@ def test_patient_and_a_number_switch_only_in_a_switch_phrase(card_stage: PluginH
     assert any(f.startswith("c2 c vitals[") and f.endswith("].pulse = 90") for f in medic.fields())
 
 
+def test_a_casualty_named_by_its_order_or_back_to_after_a_filler_is_a_switch(card_stage: PluginHarness) -> None:
+    medic = Medic(card_stage)
+    for heard, casualty in (("Moving on to the second guy, pulse ninety.", 2), ("Alright, back to the first guy.", 1),
+                            ("Casualty three.", 3), ("And back to two.", 2), ("The first guy to the CCP.", 2),
+                            ("Second unit of blood is up.", 2)):
+        medic.says(heard)
+        assert medic.casualty == casualty, heard
+    assert "c2 c vitals[~1000].pulse = 90" in medic.fields()
+
+
+def test_a_region_said_with_the_dressing_a_tourniquet_became_is_the_dressing_s(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Let the left leg TQ down and converted to a pressure dressing on the left calf.") == {
+        "c1 e dressing[pressure] = left calf"}
+    assert card_of(card_stage, "Right arm TQ converted to a pressure dressing.") == {
+        "c1 e dressing[pressure] = right arm"}
+
+
 def test_a_doubted_casualty_number_makes_what_is_filed_under_it_unconfirmed(card_stage: PluginHarness) -> None:
     medic = Medic(card_stage)
     medic.says("Casualty two, tourniquet left leg.", ["two"])
