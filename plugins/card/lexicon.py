@@ -29,12 +29,16 @@ BODY_PARTS = {
     "finger": "finger", "fingers": "finger", "thumb": "thumb", "shin": "shin", "heel": "heel", "toes": "toe",
     "upper leg": "thigh", "lower arm": "forearm", "torso": "torso", "ribs": "ribs", "lower back": "lower back",
     "upper back": "upper back", "skull": "skull", "tib fib": "lower leg", "tib-fib": "lower leg", "bowel": "bowel",
-    "antecubital": "antecubital", "ac": "AC", "armpits": "armpit", "spine": "spine",
+    "antecubital": "antecubital", "ac": "AC", "armpits": "armpit", "spine": "spine", "eyebrow": "eyebrow",
+    "eyelid": "eyelid", "lip": "lip", "lips": "lip", "toe": "toe", "palm": "palm", "sole": "sole", "shin bone": "shin",
 }
 LIMB_OF_PART = {"upper arm": "arm", "arm": "arm", "elbow": "arm", "forearm": "arm", "wrist": "arm", "hand": "arm",
                 "thigh": "leg", "knee": "leg", "lower leg": "leg", "leg": "leg", "calf": "leg", "ankle": "leg",
                 "foot": "leg", "femur": "leg", "tibia": "leg", "fibula": "leg", "humerus": "arm", "shin": "leg",
                 "finger": "arm", "thumb": "arm", "heel": "leg"}
+# "took a round through the right thigh": shot there
+TOOK_A_ROUND = tuple(f"took a round {way} {whose}" for way in ("to", "through", "in")
+                     for whose in ("the", "his", "her"))
 MECHANISMS = {
     "gunshot wound": "GSW", "gunshot wounds": "GSW", "gunshot": "GSW", "gsw": "GSW", "bullet wound": "GSW",
     "ied": "IED", "improvised explosive device": "IED", "ied blast": "IED", "blast": "blast",
@@ -50,14 +54,15 @@ MECHANISMS = {
     "hit by a car": "MVC", "hit by a vehicle": "MVC", "hit by a truck": "MVC", "struck by a vehicle": "MVC",
     "run over": "MVC", "ran over": "MVC",
     "shot in her": "GSW", "shot through his": "GSW", "shot through her": "GSW", "shot twice": "GSW",
-    "shot once": "GSW", "shot three times": "GSW",
+    "shot once": "GSW", "shot three times": "GSW", **dict.fromkeys(TOOK_A_ROUND, "GSW"),
 }
 INJURIES = {
     "gunshot wound": "gunshot wound", "gunshot wounds": "gunshot wound", "gsw": "gunshot wound",
     "bullet wound": "gunshot wound", "bullet wounds": "gunshot wound", "gsws": "gunshot wound",
     "shrapnel wound": "shrapnel wound", "shrapnel wounds": "shrapnel wound",
     "shrapnel": "shrapnel wound", "fragment wound": "fragment wound", "fragment wounds": "fragment wound",
-    "laceration": "laceration", "lacerations": "laceration", "amputation": "amputation",
+    "laceration": "laceration", "lacerations": "laceration", "lac": "laceration", "lacs": "laceration",
+    "amputation": "amputation",
     "amputations": "amputation", "amputated": "amputation", "partial amputation": "partial amputation",
     "burn": "burn", "burns": "burn",
     "fracture": "fracture", "fractured": "fracture", "broken": "fracture", "puncture wound": "puncture wound",
@@ -79,6 +84,7 @@ INJURIES = {
     "eviscerated": "evisceration", "lacerated": "laceration", "burned": "burn", "burnt": "burn",
     "avulsed": "avulsion", "degloved": "degloving injury", "crushed": "crush injury", "impaled": "impaled object",
     "dog bite": "dog bite", "animal bite": "animal bite", "bite wound": "bite wound",
+    **dict.fromkeys(TOOK_A_ROUND, "gunshot wound"),
 }
 # a fall is a mechanism when said with where from or how far ("fell off the back of the truck", "fell about fifteen
 # feet"); "his pressure fell from 110" is no fall
@@ -91,7 +97,8 @@ FALL_FROM = ("roof", "rooftop", "height", "building", "wall", "ladder", "stairs"
 GENERIC_INJURIES = ("wound", "injury")  # said without a body region, these say nothing
 NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot in his", "burn", "burns", "shot in her",
                 "shot through his", "shot through her", "shot twice", "shot once", "shot three times", "lacerated",
-                "burned", "burnt", "crushed", "blunt trauma")  # nor these alone ("blunt trauma": a mechanism)
+                "burned", "burnt", "crushed", "blunt trauma",
+                *TOOK_A_ROUND)  # nor these alone ("blunt trauma": a mechanism)
 PAIRED = ("arm", "leg", "hand", "foot", "thigh", "forearm", "upper arm", "lower leg", "knee", "ankle", "wrist",
           "shoulder", "hip", "eye", "calf", "buttock")  # said in the plural with no side: both sides
 SITE_OF_CARE = ("wound", "injury", "entry wound", "exit wound")  # with a treatment in the clause: where it went

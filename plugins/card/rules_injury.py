@@ -57,6 +57,7 @@ _FALL = re.compile(alternation(FALL_WORDS) + r"(?:\s+(?:about|around|roughly|lik
                    r"the|his|her|into|onto|approximately|\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
                    r"fifteen|twenty|thirty|forty|fifty|\w+teen|or|to|flight|flights|story|stories|of\s+a|back|top|"
                    r"side|edge)){0,6}?\s+" + alternation(FALL_FROM))
+_ANOTHER = re.compile(r"(?:,|\band)\s+(?:and\s+)?(?:an?|one)\s")
 _HEDGE = re.compile(r"\b(" + "|".join(HEDGES).replace(" ", r"\s+") + r")\s+(?:[\w']+\s+){0,4}$")
 _PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent)")
 _BURN_WORD = re.compile(r"\b(burns?|burned|tbsa|body surface area)\b")
@@ -96,6 +97,8 @@ def injuries(s: Sentence) -> Iterator[Finding]:
             places = [r for r in places if r not in landmarks]
         for i, kind in enumerate(kinds):
             until = kinds[i + 1].start() if i + 1 < len(kinds) else clause_end
+            other = _ANOTHER.search(s.lower, kind.end(), until)  # "... ankle, and a scalp lac": another injury's
+            until = other.start() if other else until
             since = kind.start() if i else clause_start
             own = [_sided_after(s, r, kind, clause_end) for r in places if since <= r.start < until]
             name, said_from = _kind_name(s, kind)

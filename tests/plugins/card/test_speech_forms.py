@@ -89,3 +89,15 @@ def test_a_time_said_just_ahead_of_the_kit_s_clock_is_a_watch_s_drift_a_later_on
 def test_refusal_a_drug_out_a_condition_said_first_and_what_is_usually_done_give_no_field(
         card_stage: PluginHarness, heard: str) -> None:
     assert card_of(card_stage, heard) == set()
+
+
+def test_an_injury_said_as_a_new_item_is_never_another_injury_s_region(card_stage: PluginHarness) -> None:
+    """'..., and a scalp lac': the region belongs to the injury said with it (or to none), never to the one before:
+    a broken scalp nobody found is worse than a laceration missed."""
+    assert card_of(card_stage, "Suspected broken left wrist, and a chin lac.") == {
+        "c1 b injury[left wrist] = suspected fracture", "c1 b injury[chin] = laceration"}
+    assert card_of(card_stage, "GSW to the left calf and a graze on the right arm.") == {
+        "c1 b mechanism = gsw", "c1 b injury[left calf] = gunshot wound"}
+    assert card_of(card_stage, "Took a round in the left shoulder, small lac over the right eyebrow.") == {
+        "c1 b mechanism = gsw", "c1 b injury[left shoulder] = gunshot wound",
+        "c1 b injury[right eyebrow] = laceration"}
