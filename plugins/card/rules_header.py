@@ -164,6 +164,7 @@ def allergens(words: str) -> list[str]:
     found: list[str] = []
     for part in _LIST_SPLIT.split(words.strip(" .")):
         part = " ".join(part.split())
+        part = part[3:] if found and part.lower().startswith("to ") else part  # "latex and to sulfa drugs"
         if not part or _NOT_ALLERGEN.fullmatch(part):
             continue
         if found and (len(part.split()) > 3 or (HEAD.search(part) and not _DRUG.fullmatch(part))):

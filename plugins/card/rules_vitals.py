@@ -35,7 +35,8 @@ _FILLER = re.compile(r"(?:[\s:,]*\b(?:is|was|are|were|of|at|now|about|around|app
                      r"weak|thready|only|just|a|an|been|has|had|on|room|air|by|palp|palpated|palpation|remains|"
                      r"'s|’s|stable|improved|improving|back|sitting|running|measured|and|there|bounding|regular|"
                      r"irregular|rapid|fast|slow|faint|fair|good|okay|ok|rate['’]s|shallow|labored|laboured|deep|"
-                     r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed)\b|['’]s\b)*[\s:,]*")
+                     r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed|says|shows|showing)\b|"
+                     r"['’]s\b)*[\s:,]*")
 _CLOCK = re.compile(r"\d{4}")  # four digits written: a clock time, never a reading
 _FROM_TO = re.compile(r"\s*(?P<was>\S+(?:\s+\S+){0,3}?)\s+(?:to|down\s+to|up\s+to)\s+")  # "from 120 to 90"
 _PULSE = re.compile(alternation(PULSE_WORDS) + r"(?!\s+ox)")
@@ -43,6 +44,7 @@ _LOCATION = re.compile(r"(?:\b(left|right)\s+)?\b(" + "|".join(PULSE_LOCATIONS) 
 _DENIED = re.compile(r"\b(?:no|not|without|absent|lost(?:\s+the)?|can't\s+feel|couldn't\s+feel)\s+(?:a\s+|the\s+)?$")
 _SITE = re.compile(r"(?:\b(?:left|right)\s+)?" + alternation(PULSE_SITES) + r"(?!\s+pulses?\b)")
 _NUMBER_FIRST = re.compile(r"\s*(?:an?\s+)?$")  # "a hundred and twelve heart rate": the reading said first
+_OVER = re.compile(r"\s+over\s+")
 _OVER_PALP = re.compile(r"(?<![\w./])(\d{2,3})\s+over\s+(?:palp|palpation|palpated)\b")
 _BP = re.compile(alternation(BP_WORDS))
 _RATIO = re.compile(r"(\d{2,3})\s*/\s*(\d{2,3})\b")
@@ -130,13 +132,19 @@ def blood_pressures(s: Sentence) -> Iterator[Finding]:
         if not _BP.search(s.lower, *s.clause_of(match.start())):  # with its "BP", the BP's own reading below
             yield Finding(BloodPressure(systolic=float(match.group(1)), diastolic=None), match.start(), match.end(),
                           "bp.systolic")
-    for match in _PRESSURE.finditer(s.lower, s.start, s.end):  # "his pressure's 90/50": with its reading only
+    for match in _PRESSURE.finditer(s.lower, s.start, s.end):  # "his pressure's 90/50", "... 70 palp": with its reading
         clause_end = s.clause_of(match.start())[1]
         filler = _FILLER.match(s.lower, match.end(), clause_end)
         ratio = _RATIO.match(s.text, filler.end() if filler else match.end(), clause_end)
         if ratio:
             yield spanning(BloodPressure(systolic=float(ratio.group(1)), diastolic=float(ratio.group(2))), "bp",
                            (match.start(), match.end()), (ratio.start(), ratio.end()))
+            continue
+        reading = _number_after(s, match.end(), clause_end)
+        palp = _PALP.match(s.lower, reading[2] + 1) if reading else None  # "his pressure's seventy palp"
+        if reading and palp and not s.lower[reading[2]:palp.start()].strip():
+            yield spanning(BloodPressure(systolic=reading[0], diastolic=None), "bp.systolic",
+                           (match.start(), match.end()), (reading[1], palp.end()))
     for match in [*s.find(_BP), *s.find(_SYSTOLIC)]:
         clause_end = s.clause_of(match.start())[1]
         filler = _FILLER.match(s.lower, match.end(), clause_end)
@@ -152,6 +160,13 @@ def blood_pressures(s: Sentence) -> Iterator[Finding]:
         reading = _number_after(s, match.end(), clause_end)
         if reading is None:
             yield Finding(BloodPressure(systolic=None, diastolic=None), match.start(), match.end(), "bp.incomplete")
+            continue
+        over = _OVER.match(s.lower, reading[2], clause_end)
+        low = first_number(s.text, over.end(), clause_end) if over else None
+        if low is not None and low.start == over.end() and low.value is not None:  # type: ignore[union-attr]
+            # "one oh two over sixty": the words the number step left unwritten
+            yield spanning(BloodPressure(systolic=reading[0], diastolic=low.value), "bp",
+                           (match.start(), match.end()), (reading[1], low.end))
             continue
         palp = _PALP.search(s.lower, match.end(), min(clause_end, reading[2] + 20))
         extra = [(palp.start(), palp.end())] if palp else []

@@ -22,7 +22,7 @@ from tests.support.card_score import Score
 
 # (set, cases, recall floor, precision floor): floors set below what the rules reach, not at it
 TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 229, 0.90, 0.96),
-             ("tune4", 217, 0.90, 0.94), ("tune5", 204, 0.92, 0.96)]
+             ("tune4", 217, 0.90, 0.94), ("tune5", 204, 0.93, 0.97)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:

@@ -101,3 +101,11 @@ def test_an_injury_said_as_a_new_item_is_never_another_injury_s_region(card_stag
     assert card_of(card_stage, "Took a round in the left shoulder, small lac over the right eyebrow.") == {
         "c1 b mechanism = gsw", "c1 b injury[left shoulder] = gunshot wound",
         "c1 b injury[right eyebrow] = laceration"}
+
+
+def test_a_pressure_in_words_the_number_step_left_and_a_palpated_one_are_read(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "BP one oh four over fifty eight.") == {"c1 c vitals[~1000].bp = 104/58"}
+    assert card_of(card_stage, "His pressure's eighty palp.") == {"c1 c vitals[~1000].bp = 80/?"}
+    assert card_of(card_stage, "Pressure's eighty.") == set()  # no palp, no ratio: which pressure is not said
+    assert card_of(card_stage, "Pulse ox says ninety one.") == {"c1 c vitals[~1000].spo2 = 91%"}
+    assert card_of(card_stage, "Allergic to codeine and to iodine.") == {"c1 a header.allergies = codeine, iodine"}
