@@ -4,11 +4,16 @@ Hypothesis runs the `ci` profile unless HYPOTHESIS_PROFILE names another: exampl
 own source (derandomize) and no example database, so a run's result does not depend on the draw or on what an
 earlier run on the same machine found. `HYPOTHESIS_PROFILE=explore` draws new examples every run (a nightly or
 a local hunt; it keeps what it finds in .hypothesis/ and replays it).
+
+The kit's clock reads 10:00 local when each test starts (`TZ`, which the daemons a test starts inherit): the card
+reads a clock time said against it ("tourniquet at 0912" is past at 10:00, a plan at 21:30), so a test that says
+one must not depend on the hour CI runs at.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +27,22 @@ pytest_plugins = ["tests.support.hosts"]
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 settings.register_profile("explore", print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+KIT_CLOCK_MIN = 10 * 60  # 10:00 local
+
+
+@pytest.fixture(autouse=True)
+def kit_clock_at_ten(monkeypatch: pytest.MonkeyPatch):
+    """Set the local zone so that the wall clock reads 10:00 now (the host's clock, outside tcccd)."""
+    utc_min = int(time.time() // 60) % (24 * 60)
+    east_min = (KIT_CLOCK_MIN - utc_min + 12 * 60) % (24 * 60) - 12 * 60  # -12:00 .. +11:59
+    sign = "-" if east_min >= 0 else "+"  # POSIX TZ counts west of Greenwich as positive
+    monkeypatch.setenv("TZ", f"KIT{sign}{abs(east_min) // 60:02d}:{abs(east_min) % 60:02d}")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture
