@@ -58,7 +58,9 @@ class SentenceContext:
         self.rules, self.s, self.heads = rules, s, sorted(heads)
         self.words = said if said is not None else words(s.lower, s.start, s.end)
         self.hits = self._hits()
-        self.done_words = [(a, b) for a, b, _ in rules.done.find(s.lower, self.words)]
+        acts = list(rules.done.find(s.lower, self.words))
+        self.done_words = [(a, b) for a, b, _ in acts]
+        self.past_words = frozenset((a, b) for a, b, past in acts if past)
 
     def _hits(self) -> list[Hit]:
         s, rules = self.s, self.rules

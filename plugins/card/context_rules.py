@@ -38,6 +38,7 @@ class TriggerEntry(BaseModel):
     position: Literal["anywhere", "clause_start", "sentence_start"] = "anywhere"
     terminated_by: list[str] = Field(default_factory=list)
     may_be_done: bool = Field(False, description="a verb whose past tense sounds alike ('give'/'gave')")
+    past_tense: bool = Field(False, description="an act word that says the act is over ('applied', 'given')")
 
     @model_validator(mode="after")
     def _one_form(self) -> TriggerEntry:
@@ -96,7 +97,7 @@ class ContextRules:
     patterned: tuple[Trigger, ...]  # the triggers given as patterns
     pseudo: PhraseIndex[None]
     pseudo_patterns: tuple[re.Pattern[str], ...]
-    done: PhraseIndex[None]
+    done: PhraseIndex[bool]  # each act word, and whether it is past tense
     terminators: re.Pattern[str] | None
     corrections: re.Pattern[str]
     fillers: re.Pattern[str]
@@ -129,7 +130,7 @@ class ContextRules:
                    patterned=tuple(t for _, t in triggers if t.rx is not None),
                    pseudo=PhraseIndex([(w, None) for e in parsed.pseudo for w in e.words]),
                    pseudo_patterns=tuple(re.compile(e.pattern) for e in parsed.pseudo if e.pattern),
-                   done=PhraseIndex([(w, None) for e in parsed.done for w in e.words]),
+                   done=PhraseIndex([(w, e.past_tense) for e in parsed.done for w in e.words]),
                    terminators=phrases(parsed.terminators + [f"and {w}" for e in parsed.done for w in e.words
                                                              if not w.startswith("'")]),
                    corrections=phrases(parsed.corrections) or re.compile("(?!)"),

@@ -178,7 +178,8 @@ class Extraction:
             doubted = [w for w in assertion.by if self._doubted(*w)]
         elif assertion.may_be_done and past(own, self.logged_hhmm):
             status = DONE  # "Put a TQ on his left leg at 0910", said at 1000: an imperative's form, a past act
-        if status == DONE and future(own or lead, self.logged_hhmm):
+        ahead = status == DONE and future(own or lead, self.logged_hhmm)
+        if ahead and not context.past_words.intersection(assertion.by):
             status = SCHEDULED  # "TXA second gram at 1100", said at 1000: not given yet
         if status == DONE and self.inherited and not assertion.by and dialogue.continues(s):
             status = self.inherited  # "Somebody bring me the HPMK." "And a SAM splint."
@@ -198,8 +199,8 @@ class Extraction:
             start, end = min(start, a), max(end, b)  # the words it stands on: the time said, a doubted "Give"
         flags = {"negated": note, "assertion": status, "correction": correcting and not note,
                  "out_of_range": out_of_range(finding.what),
-                 "uncertain": bool(doubted) or self._doubted(start, end) or (self.casualty_doubted and not note)
-                 or getattr(finding.what, "dose_to", None) is not None
+                 "uncertain": bool(doubted) or ahead or self._doubted(start, end)
+                 or (self.casualty_doubted and not note) or getattr(finding.what, "dose_to", None) is not None
                  or (when is None and not note and self._time_doubted(s, finding))}
         self._emit(finding.what, start, end, finding.rule, when, flags)
         return not note

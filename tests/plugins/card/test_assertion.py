@@ -78,6 +78,18 @@ def test_a_scheduled_act_is_not_done_and_its_time_is_not_a_field(card_stage: Plu
     assert card_of(card_stage, heard) == set()
 
 
+@pytest.mark.parametrize("heard, field", [
+    ("Tourniquet applied to the left leg at eleven hundred.", "c1 b tourniquet[left leg].time = 1100 (unconfirmed)"),
+    ("TXA given at twenty one thirty.", "c1 f medication[txa].time = 2130 (unconfirmed)")])
+def test_an_act_said_as_over_with_a_time_ahead_of_the_clock_is_kept_unconfirmed(
+        card_stage: PluginHarness, heard: str, field: str) -> None:
+    """Said at 10:00: the medic's watch and the kit's clock disagree; the act was done all the same."""
+    medic = Medic(card_stage)
+    result = medic.says(heard)
+    assert field in medic.fields()
+    assert [(e.assertion, e.uncertain) for e in result.events] == [("done", True)]
+
+
 def test_an_allergy_is_an_allergy_not_a_drug_given(card_stage: PluginHarness) -> None:
     assert card_of(card_stage, "Allergic to ketamine and latex.") == {"c1 a header.allergies = ketamine, latex"}
     assert card_of(card_stage, "Morphine allergy.") == {"c1 a header.allergies = morphine"}
