@@ -73,14 +73,19 @@ def test_a_conversion_removes_the_tourniquet_and_records_the_dressing(card_stage
 
 @pytest.mark.parametrize("heard", [
     "Next dose of TXA at ten thirty.", "Recheck BP in fifteen minutes.", "Redose ketamine at eleven hundred.",
-    "Reassess the tourniquet at ten forty."])
+    "Reassess the tourniquet at ten forty.", "TXA will be given at eleven hundred.", "Morphine should be given.",
+    "Second gram of TXA to be given at eleven hundred.", "TXA is due to be given at eleven hundred.",
+    "The chest seal will be placed.", "TXA gets given at eleven hundred.",
+    "Have the second gram of TXA given at eleven hundred."])
 def test_a_scheduled_act_is_not_done_and_its_time_is_not_a_field(card_stage: PluginHarness, heard: str) -> None:
     assert card_of(card_stage, heard) == set()
 
 
 @pytest.mark.parametrize("heard, field", [
     ("Tourniquet applied to the left leg at eleven hundred.", "c1 b tourniquet[left leg].time = 1100 (unconfirmed)"),
-    ("TXA given at twenty one thirty.", "c1 f medication[txa].time = 2130 (unconfirmed)")])
+    ("TXA given at twenty one thirty.", "c1 f medication[txa].time = 2130 (unconfirmed)"),
+    ("Tourniquet went on the left leg at eleven hundred.", "c1 b tourniquet[left leg].time = 1100 (unconfirmed)"),
+    ("He has been given morphine at eleven hundred.", "c1 f medication[morphine].time = 1100 (unconfirmed)")])
 def test_an_act_said_as_over_with_a_time_ahead_of_the_clock_is_kept_unconfirmed(
         card_stage: PluginHarness, heard: str, field: str) -> None:
     """Said at 10:00: the medic's watch and the kit's clock disagree; the act was done all the same."""
