@@ -131,8 +131,8 @@ class ContextRules:
                    pseudo=PhraseIndex([(w, None) for e in parsed.pseudo for w in e.words]),
                    pseudo_patterns=tuple(re.compile(e.pattern) for e in parsed.pseudo if e.pattern),
                    done=PhraseIndex([(w, e.past_tense) for e in parsed.done for w in e.words]),
-                   terminators=phrases(parsed.terminators + [f"and {w}" for e in parsed.done for w in e.words
-                                                             if not w.startswith("'")]),
+                   terminators=phrases(parsed.terminators + [f"and {w}" for e in parsed.done if e.past_tense
+                                                             for w in e.words]),
                    corrections=phrases(parsed.corrections) or re.compile("(?!)"),
                    fillers=re.compile(r"[\s,]*(?:(?:" + filler + r")(?![\w-])[\s,]*)*"),
                    priority={name: i for i, name in enumerate(parsed.priority)}, notes=frozenset(parsed.notes),
