@@ -30,6 +30,8 @@ from tcccd.plugins.card.sentences import Sentence
 DONE = "done"
 EXEMPT = {"allergies": {"allergy", "history"}, "injury": {"possible"}, "mechanism": {"possible"}}
 _CLOSES_LIST = re.compile(r"\b(?:and|or|nor)\b")
+_CLOSES_NEGATED_LIST = re.compile(r"\b(?:or|nor)\b")
+_LAST_ITEM = re.compile(r"[\w'-]+(?:\s+[\w'-]+){0,2}[\s.!]*")
 _LIST_WORDS = re.compile(r"(?:\s|,|\b(?:and|or|a|an|the|any|some|either|neither|also|more)\b)*")
 Span = tuple[int, int]
 
@@ -105,9 +107,9 @@ class SentenceContext:
             at = end + len(s.lower[end:s.end]) - len(s.lower[end:s.end].lstrip())
             return at, at + 1
         low, high = (s.start, s.end) if trigger.scope == "sentence" else s.act_of(start)
-        if trigger.scope == "clause" and trigger.direction != "backward" and \
-                any(end <= h[0] < high for h in self.heads):
-            high = self._list_end(high)
+        if trigger.scope == "clause" and trigger.direction != "backward":
+            named = any(end <= h[0] < high for h in self.heads)  # else a thing not in the lexicon: "the second gram"
+            high = self._list_end(high, _CLOSES_LIST if named else _CLOSES_NEGATED_LIST)
         for stop in (self.rules.terminators, trigger.terminated_by):
             if stop is None:
                 continue
@@ -121,9 +123,11 @@ class SentenceContext:
             return low, start
         return low, high
 
-    def _list_end(self, end: int) -> int:
+    def _list_end(self, end: int, closes: re.Pattern[str]) -> int:
         """Past the following clauses that only go on listing mentions and close the list with "and", "or" or "nor"
-        ('no TXA, ketamine or morphine'); 'not urgent, routine' is no list."""
+        ('no TXA, ketamine or morphine'); 'not urgent, routine' is no list. After a clause that names nothing the
+        card knows, only "or"/"nor" close one ("didn't get the second gram, the ondansetron or any blood"; "couldn't
+        get a vein, IO and TXA" went on)."""
         reach = end
         for a, b in (a for a in self.s.acts if a[0] >= end):
             cursor = a
@@ -133,10 +137,13 @@ class SentenceContext:
                     return end
                 cursor = head_end
             rest = _LIST_WORDS.match(self.s.lower, cursor, b)
-            if cursor == a or rest is None or rest.end() != b:
+            if cursor == a or rest is None:
                 return end
+            if rest.end() != b:  # the closing item may be one the card does not know: "the ondansetron or any blood"
+                last = _LAST_ITEM.fullmatch(self.s.lower, rest.end(), b)
+                return b if last and closes.search(self.s.lower, cursor, rest.end()) else end
             reach = b
-            if _CLOSES_LIST.search(self.s.lower, a, b):
+            if closes.search(self.s.lower, a, b):
                 return reach
         return end
 

@@ -32,8 +32,11 @@ _HEAD_FORMS = [*lx.TOURNIQUET_WORDS, *lx.HEMOSTATIC, *lx.PRESSURE, *lx.AIRWAY, *
                "pain", "systolic", "splint", "splinted", "eye shield", "eye shields", "last four", "last 4",
                "battle roster", "allergic", "allergy", "allergies", "nka", "nkda", "responder", "casualty",
                "patient", "evac", "precedence", "note", "saline lock", "ez-io", "fast1", "intraosseous",
-               "intravenous", "iv access", "io access", "iv's", "io's", "iv is", "io is", "iv in", "io in",
-               "iv line", "burns", "tbsa", "iv left", "iv right", "io left", "io right", "io sternal",
+               "intravenous", "iv's", "io's", "iv line", "burns", "tbsa",
+               # access named by where it went ("IO sternum"): a bare "IV" is as often a route ("twenty IV")
+               *(f"{device} {where}" for device in ("iv", "io")
+                 for where in ("access", "is", "in", "left", "right", "sternal", "sternum", "tibia", "tibial",
+                               "humerus", "humeral", "placed", "started", "established")),
                # a tourniquet named by its device where it is put ("CAT left leg at 0931, Combat Gauze right arm"),
                # not the device said after its tourniquet ("TQ placed, left arm, CAT, 0950")
                *(f"{device} {where}" for device in lx.TOURNIQUET_DEVICES

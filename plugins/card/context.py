@@ -36,6 +36,7 @@ _BACK_TO = re.compile(r"\bback\s+to\s+(?:number\s+)?(?=\w)")
 _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth)\s+(?:casualty|patient)\b|"
                       r"\b(?:back|going|go|moving|move|on|over|heading|switching|turning)\s+(?:on)?to\s+the\s+"
                       r"(first|second|third|fourth|fifth|sixth)\s+(?:guy|one|casualty|patient|man|soldier)\b")
+_OPENING_ORDINAL = re.compile(r"(?:the\s+)?(first|second|third|fourth|fifth|sixth)\s+(?:guy|man|soldier|one)\s*[,.:;-]")
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
 _LEAD = re.compile(r"(?:(?:and|okay|ok|alright|all\s+right|now|so|then)\b[\s,]*)+")  # "And back to two"
 _DETERMINER = re.compile(r"\b(?:the|a|an|this|that|his|her|our|your|their|each|every|same|other|my|another)\s+$")
@@ -86,6 +87,10 @@ def switches(s: Sentence) -> Iterator[Switch]:
             found.append(Switch(int(number.value), match.start(), number.end))  # type: ignore[union-attr,arg-type]
     found += [Switch(_ORDINALS[m.group(1) or m.group(2)], m.start(), m.end())
               for m in _ORDINAL.finditer(s.lower, s.start, s.end)]
+    lead = _LEAD.match(s.lower, s.start, s.end)
+    opening = _OPENING_ORDINAL.match(s.lower, lead.end() if lead else s.start, s.end)  # "Okay, second guy, ..."
+    if opening and not any(f.start <= opening.start() < f.end for f in found):
+        found.append(Switch(_ORDINALS[opening.group(1)], opening.start(), opening.end(1)))
     found += [Switch(None, m.start(), m.end()) for m in _NEXT.finditer(s.lower, s.start, s.end)]
     too = _TOO.match(s.lower, s.start, s.end)
     if too and not found:

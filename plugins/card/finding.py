@@ -24,7 +24,7 @@ from typing import Any
 from tcccd.plugins.card.lexicon import BODY_PARTS, LIMB_OF_PART, PAIRED, SIDES, alternation
 from tcccd.plugins.card.sentences import Sentence
 
-_REGION = re.compile(r"(?:\b(?P<side>left\s+and\s+right|right\s+and\s+left|left|right|bilateral|both)\s+"
+_REGION = re.compile(r"(?:\b(?P<side>left\s+and\s+right|right\s+and\s+left|left|right|bilateral|both|each)\s+"
                      r"(?:side\s+of\s+(?:the\s+|his\s+|her\s+)?)?)?"
                      r"(?P<part>" + alternation(BODY_PARTS) + ")")
 _MEASURE = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"

@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-SIDES = {"left": "left", "right": "right", "bilateral": "both", "both": "both"}
+SIDES = {"left": "left", "right": "right", "bilateral": "both", "both": "both", "each": "both"}
 # body parts as said (plural folded), and the limb a tourniquet on that part is on
 BODY_PARTS = {
     "head": "head", "scalp": "scalp", "face": "face", "eye": "eye", "eyes": "eye", "jaw": "jaw", "neck": "neck",
     "chest": "chest", "abdomen": "abdomen", "belly": "abdomen", "stomach": "abdomen", "flank": "flank",
-    "back": "back", "pelvis": "pelvis", "groin": "groin", "buttock": "buttock", "buttocks": "buttock",
+    "back": "back", "pelvis": "pelvis", "pelvic": "pelvis", "groin": "groin", "buttock": "buttock",
+    "buttocks": "buttock",
     "hip": "hip", "shoulder": "shoulder", "shoulders": "shoulder", "upper arm": "upper arm",
     "upper arms": "upper arm", "arm": "arm", "arms": "arm", "elbow": "elbow", "forearm": "forearm",
     "forearms": "forearm", "wrist": "wrist", "hand": "hand", "hands": "hand", "thigh": "thigh", "thighs": "thigh",
