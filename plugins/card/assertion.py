@@ -31,6 +31,7 @@ DONE = "done"
 EXEMPT = {"allergies": {"allergy", "history"}, "injury": {"possible"}, "mechanism": {"possible"}}
 _CLOSES_LIST = re.compile(r"\b(?:and|or|nor)\b")
 _CLOSES_NEGATED_LIST = re.compile(r"\b(?:or|nor)\b")
+_REFERS_BACK = re.compile(r"\b(?:he|he['’]s|his|him|she|she['’]s|her)\b")
 _LAST_ITEM = re.compile(r"[\w'-]+(?:\s+[\w'-]+){0,2}[\s.!]*")
 _LIST_WORDS = re.compile(r"(?:\s|,|\b(?:and|or|a|an|the|any|some|either|neither|also|more)\b)*")
 Span = tuple[int, int]
@@ -107,7 +108,9 @@ class SentenceContext:
             at = end + len(s.lower[end:s.end]) - len(s.lower[end:s.end].lstrip())
             return at, at + 1
         low, high = (s.start, s.end) if trigger.scope == "sentence" else s.act_of(start)
-        if trigger.scope == "clause" and trigger.direction != "backward":
+        if trigger.scope == "person" and not any(low <= h[0] < high for h in self.heads):
+            high = self._referred_end(high)
+        elif trigger.scope in ("clause", "person") and trigger.direction != "backward":
             named = any(end <= h[0] < high for h in self.heads)  # else a thing not in the lexicon: "the second gram"
             high = self._list_end(high, _CLOSES_LIST if named else _CLOSES_NEGATED_LIST)
         for stop in (self.rules.terminators, trigger.terminated_by):
@@ -146,6 +149,16 @@ class SentenceContext:
             if closes.search(self.s.lower, a, b):
                 return reach
         return end
+
+    def _referred_end(self, end: int) -> int:
+        """Past the following clauses that speak of a person again ("he's", "his") or only go on naming wounds on
+        them ("frag in his back"): about the other person a clause naming nothing of this casualty was about."""
+        reach = end
+        for a, b in (a for a in self.s.acts if a[0] >= end):
+            if not _REFERS_BACK.search(self.s.lower, a, b):
+                break
+            reach = b
+        return reach
 
     def claims(self, pos: int, head: Span | None = None) -> bool:
         """A trigger other than an act reaches `pos` (a time: "reassess at 1040") and not the mention `head`: what is

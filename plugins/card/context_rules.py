@@ -34,7 +34,9 @@ class TriggerEntry(BaseModel):
     words: list[str] = Field(default_factory=list, description="phrases as said, lower case")
     pattern: str | None = Field(None, description="one regular expression, for what a phrase cannot say")
     direction: Literal["forward", "backward", "both"] = "both"
-    scope: Literal["clause", "sentence", "next"] = "clause"  # next: only the mention said right after it
+    # next: only the mention said right after it; person: its clause, and when that names nothing, the clauses after
+    # it that speak of the person again ("Checked the driver too, he's got a pulse of one ten")
+    scope: Literal["clause", "sentence", "next", "person"] = "clause"
     position: Literal["anywhere", "clause_start", "sentence_start"] = "anywhere"
     terminated_by: list[str] = Field(default_factory=list)
     may_be_done: bool = Field(False, description="a verb whose past tense sounds alike ('give'/'gave')")

@@ -105,7 +105,9 @@ def test_an_allergy_is_an_allergy_not_a_drug_given(card_stage: PluginHarness) ->
 @pytest.mark.parametrize("heard", [
     "The guy next to him has a chest seal.", "Their medic gave their guy morphine.",
     "He'd need a cric if it swells.", "Might need whole blood later.", "History of a chest tube on the left.",
-    "He had a tourniquet on his last deployment."])
+    "He had a tourniquet on his last deployment.", "The interpreter got hit too, frag in his back.",
+    "Checked the driver too, he's got a pulse of one ten, he's not a casualty.",
+    "Gave the MWD some ketamine, the dog's calmer now."])
 def test_someone_else_hypothetical_and_history_give_nothing(card_stage: PluginHarness, heard: str) -> None:
     assert card_of(card_stage, heard) == set()
 
