@@ -52,7 +52,7 @@ _GARBLED = re.compile(r"\bcasual\b|\b(?:casualty|patient)\s+(?:number\s+|#\s*)?[
 _HHMM = re.compile(r"(?<![\w.:/])([01]\d|2[0-3])([0-5]\d)(?![\w/%]|[.:]\d)")  # "at 0930:" ends a time, "09:30.5" none
 _TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until)\s+$")
 _TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu)\b")
-_TIME_WAS = re.compile(r"\btime\b[^,.;:]*?\b(?:was|is|of)\s+$")  # "TQ time on the left arm was ten twenty"
+_TIME_WAS = re.compile(r"\btime\b[^,.;:]*?(?:\b(?:was|is|of)|,)\s+$")  # "TQ time on the left arm was ten twenty"
 _NOT_TIME_BEFORE = re.compile(r"\b(?:last\s+(?:four|4)(?:\s+(?:is|are|digits|of))*|roster(?:\s+(?:number|#|is))*|"
                               r"zap(?:\s+(?:number|#|is))*|grid(?:\s+(?:to\s+\w+|is))*|freq(?:uency)?(?:\s+is)?|"
                               r"call\s+sign(?:\s+is)?|channel|room|checkpoint|bumper(?:\s+number)?|number)\s*:?\s*$")

@@ -35,7 +35,7 @@ _FILLER = re.compile(r"(?:[\s:,]*\b(?:is|was|are|were|of|at|now|about|around|app
                      r"weak|thready|only|just|a|an|been|has|had|on|room|air|by|palp|palpated|palpation|remains|"
                      r"'s|’s|stable|improved|improving|back|sitting|running|measured|and|there|bounding|regular|"
                      r"irregular|rapid|fast|slow|faint|fair|good|okay|ok|rate['’]s|shallow|labored|laboured|deep|"
-                     r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed|says|shows|showing)\b|"
+                     r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed|says|shows|showing|like)\b|"
                      r"['’]s\b)*[\s:,]*")
 _CLOCK = re.compile(r"\d{4}")  # four digits written: a clock time, never a reading
 _FROM_TO = re.compile(r"\s*(?P<was>\S+(?:\s+\S+){0,3}?)\s+(?:to|down\s+to|up\s+to)\s+")  # "from 120 to 90"
