@@ -29,6 +29,8 @@ BODY_PARTS = {
     "ear": "ear", "ears": "ear", "nose": "nose", "mouth": "mouth", "chin": "chin", "throat": "throat",
     "finger": "finger", "fingers": "finger", "thumb": "thumb", "shin": "shin", "heel": "heel", "toes": "toe",
     "upper leg": "thigh", "lower arm": "forearm", "torso": "torso", "ribs": "ribs", "lower back": "lower back",
+    "upper chest": "upper chest", "lower chest": "lower chest", "upper abdomen": "upper abdomen",
+    "lower abdomen": "lower abdomen",
     "upper back": "upper back", "skull": "skull", "tib fib": "lower leg", "tib-fib": "lower leg", "bowel": "bowel",
     "antecubital": "antecubital", "ac": "AC", "armpits": "armpit", "spine": "spine", "eyebrow": "eyebrow",
     "eyelid": "eyelid", "lip": "lip", "lips": "lip", "toe": "toe", "palm": "palm", "sole": "sole", "shin bone": "shin",

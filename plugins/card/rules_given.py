@@ -161,9 +161,9 @@ def access(s: Sentence) -> Iterator[Finding]:
         plural, end = form in ACCESS_PLURALS, match.end()
         clause_start, clause_end = s.clause_of(match.start())
         places = regions(s, end, clause_end)
-        cued = (_CUE_AFTER.match(s.lower, end, s.end) or _CUE_BEFORE.search(s.lower, s.start, match.start())
-                or plural or (_SITED.match(s.lower, end, clause_end) and  # not "1 g TXA IO right humerus": a route
-                              next(s.find(_ITEM, clause_start, match.start()), None) is None))
+        given_before = next(s.find(_ITEM, clause_start, match.start()), None) is not None
+        cued = (_CUE_AFTER.match(s.lower, end, s.end) or plural or not given_before and (  # "LR started IV": a route
+            _CUE_BEFORE.search(s.lower, s.start, match.start()) or _SITED.match(s.lower, end, clause_end)))
         if not cued:
             continue
         site = next(s.find(_SITE, end, clause_end), None)

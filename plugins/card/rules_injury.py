@@ -81,6 +81,9 @@ def mechanisms(s: Sentence) -> Iterator[Finding]:
         yield Finding(Mechanism(mechanism="fall"), fall.start(), fall.end(), "mechanism.fall")
 
 
+_MECHANISM_SAID = re.compile(r"\b(?:mechanism(?:\s+of\s+injury)?|moi)(?:\s+(?:is|was))?[\s:,]*$")
+
+
 def injuries(s: Sentence) -> Iterator[Finding]:
     for clause_start, clause_end in s.clauses:
         kinds = [m for m in s.find(_INJURY, clause_start, clause_end)]
@@ -105,6 +108,8 @@ def injuries(s: Sentence) -> Iterator[Finding]:
             for region in own:
                 yield spanning(Injury(region=region.name, injury=name), "injury.region",
                                (said_from, kind.end()), (region.start, region.end))
+            if not own and _MECHANISM_SAID.search(s.lower, max(clause_start, kind.start() - 30), kind.start()):
+                continue  # "Mechanism GSW." (a report's M): how he was hurt, not a wound
             if not own and INJURIES[said(kind)] not in GENERIC_INJURIES and said(kind) not in NEEDS_REGION:
                 yield Finding(Injury(region=None, injury=name), said_from, kind.end(), "injury")
 
