@@ -56,6 +56,9 @@ _TIME_WAS = re.compile(r"\btime\b[^,.;:]*?(?:\b(?:was|is|of)|,)\s+$")  # "TQ tim
 _NOT_TIME_BEFORE = re.compile(r"\b(?:last\s+(?:four|4)(?:\s+(?:is|are|digits|of))*|roster(?:\s+(?:number|#|is))*|"
                               r"zap(?:\s+(?:number|#|is))*|grid(?:\s+(?:to\s+\w+|is))*|freq(?:uency)?(?:\s+is)?|"
                               r"call\s+sign(?:\s+is)?|channel|room|checkpoint|bumper(?:\s+number)?|number)\s*:?\s*$")
+_AT = re.compile(r"\bat\s+$")
+_READING_BEFORE = re.compile(r"\b(?:pulse|hr|heart\s+rate|bp|pressure|systolic|sats?|spo2|resps?|rr|rate|pain|"
+                             r"temp|temperature)\b[^,.;]*$")  # "pulse at one twenty" is a reading
 _AGO = re.compile(r"\s+(?P<unit>minutes?|mins?|mikes?|hours?|hrs?)\s+ago\b")
 _AN_AGO = re.compile(r"\b(?:an?\s+(?P<unit>minute|hour)|half\s+an\s+hour)\s+ago\b")
 
@@ -133,6 +136,10 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]]) -> list[Said]:
                 _valid_hhmm(number.digits) and _said_as_time(s, number.start, number.end) and \
                 not _NOT_TIME_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start):
             found.append(Said(number.digits, None, number.start, number.end))  # "at oh nine thirty"
+        elif len(number.digits) == 3 and number.digits[0] in "23456789" and _valid_hhmm("0" + number.digits) and \
+                _AT.search(s.lower, max(s.start, number.start - 4), number.start) and \
+                not _READING_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start):
+            found.append(Said("0" + number.digits, None, number.start, number.end))  # "ketamine at nine forty-five"
     for match in _AN_AGO.finditer(s.lower, s.start, s.end):
         unit = match.group("unit")
         found.append(Said(None, -60.0 if unit == "hour" else (-1.0 if unit == "minute" else -30.0),

@@ -38,6 +38,9 @@ _FILLER = re.compile(r"(?:[\s:,]*\b(?:is|was|are|were|of|at|now|about|around|app
                      r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed|says|shows|showing|like)\b|"
                      r"['’]s\b)*[\s:,]*")
 _CLOCK = re.compile(r"\d{4}")  # four digits written: a clock time, never a reading
+_AT_CLOCK = re.compile(r"(?:\d{4}|(?:oh|zero)(?:[\s-]+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                       r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"
+                       r"fifty|hundred|\d+)){1,3})\b")  # a clock time said after "at": "at 0930", "at oh nine forty"
 _FROM_TO = re.compile(r"\s*(?P<was>\S+(?:\s+\S+){0,3}?)\s+(?:to|down\s+to|up\s+to)\s+")  # "from 120 to 90"
 _PULSE = re.compile(alternation(PULSE_WORDS) + r"(?!\s+ox)")
 _LOCATION = re.compile(r"(?:\b(left|right)\s+)?\b(" + "|".join(PULSE_LOCATIONS) + r")\b")
@@ -80,6 +83,10 @@ def _number_after(s: Sentence, end: int, until: int | None = None) -> tuple[floa
     until = s.clause_of(end)[1] if until is None else until
     filler = _FILLER.match(s.lower, end, until)
     at = filler.end() if filler else end
+    clock = _AT_CLOCK.match(s.lower, at, until) if s.lower[end:at].rstrip().endswith("at") else None
+    if clock:  # "BP at oh nine forty was eighty palp": the time it was taken, then the reading
+        filler = _FILLER.match(s.lower, clock.end(), until)
+        at = filler.end() if filler else clock.end()
     number = first_number(s.text, at, until)
     if number is None or number.start != at or number.value is None or _CLOCK.fullmatch(s.text, number.start,
                                                                                           number.end):
