@@ -51,7 +51,7 @@ _TOO = re.compile(r"\s*(?:casualty|patient)\s*,?\s+(too)\s*(?:[,.]|$)")
 _GARBLED = re.compile(r"\bcasual\b|\b(?:casualty|patient)\s+(?:number\s+|#\s*)?[a-z]+\d+\b")
 _HHMM = re.compile(r"(?<![\w.:/])([01]\d|2[0-3])([0-5]\d)(?![\w/%]|[.:]\d)")  # "at 0930:" ends a time, "09:30.5" none
 _TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until)\s+$")
-_TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu)\b")
+_TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu|vitals)\b")  # "twenty one forty vitals, ..."
 _TIME_WAS = re.compile(r"\btime\b[^,.;:]*?(?:\b(?:was|is|of)|,)\s+$")  # "TQ time on the left arm was ten twenty"
 _NOT_TIME_BEFORE = re.compile(r"\b(?:last\s+(?:four|4)(?:\s+(?:is|are|digits|of))*|roster(?:\s+(?:number|#|is))*|"
                               r"zap(?:\s+(?:number|#|is))*|grid(?:\s+(?:to\s+\w+|is))*|freq(?:uency)?(?:\s+is)?|"
@@ -136,10 +136,12 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]]) -> list[Said]:
                 _valid_hhmm(number.digits) and _said_as_time(s, number.start, number.end) and \
                 not _NOT_TIME_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start):
             found.append(Said(number.digits, None, number.start, number.end))  # "at oh nine thirty"
-        elif len(number.digits) == 3 and number.digits[0] in "23456789" and _valid_hhmm("0" + number.digits) and \
-                _AT.search(s.lower, max(s.start, number.start - 4), number.start) and \
-                not _READING_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start):
-            found.append(Said("0" + number.digits, None, number.start, number.end))  # "ketamine at nine forty-five"
+        elif len(number.digits) == 3 and _valid_hhmm("0" + number.digits) and (
+                s.lower.startswith("oh ", number.start) or number.digits[0] in "23456789" and
+                _AT.search(s.lower, max(s.start, number.start - 4), number.start) and
+                not _READING_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start)):
+            found.append(Said("0" + number.digits, None, number.start, number.end))  # "at nine forty-five", "oh
+            # three hundred"
     for match in _AN_AGO.finditer(s.lower, s.start, s.end):
         unit = match.group("unit")
         found.append(Said(None, -60.0 if unit == "hour" else (-1.0 if unit == "minute" else -30.0),
