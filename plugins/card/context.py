@@ -150,9 +150,11 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]]) -> list[Said]:
 
 
 def _said_as_time(s: Sentence, start: int, end: int) -> bool:
-    """After "at", "time"...; before "hours"; or led by "oh" ("oh nine fifty"), which no quantity is."""
+    """After "at", "time"...; before "hours"; or led by "oh" or "zero" ("oh nine fifty", "placed zero nine five
+    two"), which no quantity is (a roster number or last four is no time: `_NOT_TIME_BEFORE`)."""
     return bool(_TIME_BEFORE.search(s.lower, max(s.start, start - 12), start) or _TIME_AFTER.match(s.lower, end)
-                or s.lower.startswith("oh ", start) or _TIME_WAS.search(s.lower, max(s.start, start - 50), start))
+                or s.lower.startswith(("oh ", "zero "), start)
+                or _TIME_WAS.search(s.lower, max(s.start, start - 50), start))
 
 
 def _valid_hhmm(digits: str) -> bool:

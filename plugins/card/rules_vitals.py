@@ -69,8 +69,8 @@ _NOT_AVPU_ALERT = re.compile(r"\s+(?:the|them|him|her|everyone|all|for|to|comman
 _READING = re.compile(r"\b(?:pulse|bp|blood\s+pressure|sats?|spo2|respiratory\s+rate|respirations|rr|hr|resps?|"
                       r"pain)\s+\w")
 # how a casualty reacts, and to what: "groans to pain", "only moans to a sternal rub", "opens his eyes to his name"
-_REACTS = re.compile(r"\b(?:respond(?:s|ing)?|react(?:s|ing)?|withdraw(?:s|ing)?|moan(?:s|ing)?|groan(?:s|ing)?|"
-                     r"grimac(?:es|ing)|flinch(?:es|ing)?|localiz(?:es|ing)|opens\s+(?:his\s+|her\s+)?eyes)\s+"
+_REACTS = re.compile(r"\b(?:respond(?:s|ing)?|react(?:s|ing)?|a?rousable|withdraw(?:s|ing)?|moan(?:s|ing)?|"
+                     r"groan(?:s|ing)?|grimac(?:es|ing)|flinch(?:es|ing)?|localiz(?:es|ing)|opens\s+(?:his\s+|her\s+)?eyes)\s+"
                      r"(?:only\s+)?to\s+(?P<to>pain|painful\s+stimul\w*|(?:a\s+)?sternal\s+rub|voice|verbal\w*|"
                      r"(?:his|her)\s+name|commands|speech)\b")
 _VERBAL = ("voice", "verbal", "verbal stimuli", "verbal stimulus", "his name", "her name", "commands", "speech")
