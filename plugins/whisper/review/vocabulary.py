@@ -21,6 +21,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from tcccd.plugins.whisper.review.textnorm import NUMBER_WORDS
+
 MAX_RUN_WORDS = 5
 MIN_FUZZY_PHONEMES = 6
 # Words that say a thing is not there, or not now: a rewrite never takes one away.
@@ -30,6 +32,7 @@ _DROP = str.maketrans("", "", "ˈˌːʲ' -")
 _FOLD = str.maketrans({"ɾ": "t", "ᵻ": "ɪ", "ɐ": "ə", "ɚ": "ɹ", "ɝ": "ɹ", "ɜ": "ə", "i": "ɪ", "ʊ": "u", "ɑ": "a",
                        "ɔ": "o", "ɡ": "k", "d": "t", "z": "s", "v": "f", "b": "p", "ð": "θ"})
 _WORD = re.compile(r"\d+(?:[.:,/]\d+)*\w*|[\w']+")
+_BREAK = re.compile(r"[,.;:!?]")  # a mark between two words: they belong to two phrases
 
 
 @dataclass(frozen=True)
@@ -115,8 +118,9 @@ class VocabularyCorrector:
         """The corrected text and, for the audit trail, each rewrite: what was heard, where, what it became."""
         matches = [m for m in _WORD.finditer(text) if m.group()[0].isalnum()]
         words = [m.group() for m in matches]
+        breaks = {i for i in range(1, len(matches)) if _BREAK.search(text, matches[i - 1].start(), matches[i].start())}
         applied = []
-        for fix in sorted(self.find(words), key=lambda c: -c.start_word):
+        for fix in sorted(self.find(words, breaks), key=lambda c: -c.start_word):
             begin, end = matches[fix.start_word].start(), matches[fix.end_word - 1].end()
             sentence_start = not text[:begin].strip() or text[:begin].rstrip()[-1] in ".!?"
             term = fix.term[:1].upper() + fix.term[1:] if sentence_start else fix.term
@@ -124,12 +128,17 @@ class VocabularyCorrector:
             text = text[:begin] + term + text[end:]
         return text, applied[::-1]
 
-    def find(self, words: list[str]) -> list[Correction]:
-        """Best non-overlapping corrections, most similar first."""
+    def find(self, words: list[str], breaks: set[int] | None = None) -> list[Correction]:
+        """Best non-overlapping corrections, most similar first; none of a number word across a punctuation mark
+        (`breaks`: the word positions a mark comes before): "eighty nine, I mean ninety eight" is a reading and its
+        correction, never "9-line". A term's own words may be split by a mark ("drink, Sami Casid")."""
         scores = self._similarities(words)
+        cut = breaks or set()
         candidates = [
             Correction(start, end, term, sim) for (start, end, term), sim in scores.items()
-            if sim >= self._needed(term) and _plain(" ".join(words[start:end])) not in _said_as(term)
+            if not (cut.intersection(range(start + 1, end)) and
+                    any(w.lower() in NUMBER_WORDS for w in words[start:end]))
+            and sim >= self._needed(term) and _plain(" ".join(words[start:end])) not in _said_as(term)
             and sim > scores.get((start + 1, end, term), -1.0) and sim > scores.get((start, end - 1, term), -1.0)
             and not self._heard_as_said(words[start:end], term) and not _changes_form(words[end - 1], term)
             and not any(_not_now(w) for w in words[start:end])

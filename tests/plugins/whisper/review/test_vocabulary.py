@@ -29,6 +29,7 @@ def test_sound_alike_runs_become_terms(corrector, heard, meant):
     "Move the casualty onto the litter and secure the straps.",
     "The weather is fine and the road to the north is open.",
     "a little bit more to the left",
+    "Sats eighty nine, I mean ninety eight.",
     "",
 ])
 def test_correct_or_unrelated_text_is_left_alone(corrector, text):
