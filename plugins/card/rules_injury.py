@@ -136,7 +136,7 @@ def burn_extent(s: Sentence) -> Iterator[Finding]:
     burns ('burns to the chest and both arms, about 30%'); never a saturation said in the same sentence."""
     if not _BURN_WORD.search(s.lower, s.start, s.end):
         return
-    for clause_start, clause_end in s.clauses:
+    for clause_start, clause_end in [*s.clauses, *s.acts]:  # and each comma's piece: "..., fuel fire, call it 15%"
         clause = s.lower[clause_start:clause_end]
         if not (_BURN_WORD.search(clause) or _PERCENT_ALONE.match(clause)):
             continue
