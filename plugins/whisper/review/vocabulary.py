@@ -118,7 +118,7 @@ class VocabularyCorrector:
         """The corrected text and, for the audit trail, each rewrite: what was heard, where, what it became."""
         matches = [m for m in _WORD.finditer(text) if m.group()[0].isalnum()]
         words = [m.group() for m in matches]
-        breaks = {i for i in range(1, len(matches)) if _BREAK.search(text, matches[i - 1].start(), matches[i].start())}
+        breaks = {i for i in range(1, len(matches)) if _BREAK.search(text, matches[i - 1].end(), matches[i].start())}
         applied = []
         for fix in sorted(self.find(words, breaks), key=lambda c: -c.start_word):
             begin, end = matches[fix.start_word].start(), matches[fix.end_word - 1].end()
