@@ -21,6 +21,7 @@ import pytest
 from hypothesis import settings
 
 from tests.support.daemon import DaemonProcess, make_config
+from tests.support.kit_clock import zone_reading
 
 pytest_plugins = ["tests.support.hosts"]
 
@@ -35,10 +36,7 @@ KIT_CLOCK_MIN = 10 * 60  # 10:00 local
 @pytest.fixture(autouse=True)
 def kit_clock_at_ten(monkeypatch: pytest.MonkeyPatch):
     """Set the local zone so that the wall clock reads 10:00 now (the host's clock, outside tcccd)."""
-    utc_min = int(time.time() // 60) % (24 * 60)
-    east_min = (KIT_CLOCK_MIN - utc_min + 12 * 60) % (24 * 60) - 12 * 60  # -12:00 .. +11:59
-    sign = "-" if east_min >= 0 else "+"  # POSIX TZ counts west of Greenwich as positive
-    monkeypatch.setenv("TZ", f"KIT{sign}{abs(east_min) // 60:02d}:{abs(east_min) % 60:02d}")
+    monkeypatch.setenv("TZ", zone_reading(KIT_CLOCK_MIN))
     time.tzset()
     yield
     monkeypatch.undo()

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 import structlog
 
+from tcccd.card.clock import ClockWatch
 from tcccd.card.readback import ReadBack
 from tcccd.card.store import CardStore
 from tcccd.ports import AlertSink, ConfigSource, JournalSource, Requester
@@ -61,7 +62,7 @@ class InFlight:
 
 class CardKeeper:
     def __init__(self, config: ConfigSource, journal: JournalSource, store: CardStore, stage: Requester,
-                 readback: ReadBack, alerts: AlertSink, commands: Commands | None = None) -> None:
+                 readback: ReadBack, alerts: AlertSink, clock: ClockWatch, commands: Commands | None = None) -> None:
         self.config = config
         self.commands = commands  # a spoken command's transcript is marked done without the card stage
         self.journal = journal
@@ -69,6 +70,7 @@ class CardKeeper:
         self.stage = stage
         self.readback = readback
         self.alerts = alerts
+        self.clock = clock
         self.log = structlog.get_logger()
         self.in_flight: InFlight | None = None
         self.retry_at = 0.0
@@ -167,6 +169,8 @@ class CardKeeper:
             return
         self.failures.pop(entry.seq, None)
         self.crashes.pop(entry.seq, None)
+        if result.clock_ahead is not None:
+            self.clock.saw(result.clock_ahead, self.store.mission.number, entry.request_id)
         self.counters["extracted"] += 1
         self.counters["events"] += len(stored)
         heard_at = self.heard_at.pop(entry.seq, None)
@@ -220,4 +224,4 @@ class CardKeeper:
         return {**self.counters, "enabled": self._routed(), "mission": store.mission.number,
                 "casualty": store.casualty, "casualties": [c.casualty for c in cards],
                 "unconfirmed": store.projector.unconfirmed(), "waiting": max(0, self.latest_heard - store.cursor),
-                **self.readback.report()}
+                **self.readback.report(), **self.clock.report(store.mission.number)}

@@ -56,12 +56,18 @@ def card_lines(report: StatusReport) -> list[str]:
     text += f"; read-backs {card.readbacks}"
     if card.readback_errors:
         text += f" ({card.readback_errors} failed: {card.readback_last_error})"
+    lines = [text]
+    if card.clock_ahead_min is not None and card.clock_ahead_at is not None:
+        hours, minutes = divmod(card.clock_ahead_min, 60)
+        lines.append(f"CLOCK     at {_ago(card.clock_ahead_at)} the medic said {card.clock_said_hhmm} for an act "
+                     f"done, {hours} h {minutes:02d} min ahead of the kit's {card.clock_read_hhmm}: check the kit's "
+                     "clock and time zone")
     tak = report.tak
     if tak is None or not tak.enabled:
-        return [text]
+        return lines
     where = f"marker at {tak.position_source}" if tak.position_source else (tak.position_problem or "")
     waiting = f"; {tak.awaiting_confirmation}" if tak.awaiting_confirmation else ""
-    return [text, f"{tak.line}; {tak.sent} sent; {where}{waiting}"]
+    return [*lines, f"{tak.line}; {tak.sent} sent; {where}{waiting}"]
 
 
 def render(report: StatusReport) -> str:

@@ -29,6 +29,7 @@ import zmq
 
 from tcccd import __version__
 from tcccd import config as cfg
+from tcccd.card.clock import ClockWatch
 from tcccd.card.keeper import CardKeeper
 from tcccd.card.readback import ReadBack
 from tcccd.card.requests import CardRequests
@@ -93,7 +94,7 @@ class Daemon:
         self.tak = TakService(self.config, Desk(self.card_store, self.journal), Voice(self.internal.client("tak")))
         readback = ReadBack(self.config, self.profiles, self.internal.client("readback"), self.roster)
         self.card = CardKeeper(self.config, self.journal, self.card_store, self.internal.client("card"), readback,
-                               self.alerts, self.tak.commands)
+                               self.alerts, ClockWatch(self.alerts), self.tak.commands)
         self.feed = TranscriptFeed(self.journal, self.events, self.profiles, self.alerts, [self.card, self.tak])
         # clients, and the routes their requests take
         self.clients = ClientSockets(d.client_endpoint, d.max_request_bytes)

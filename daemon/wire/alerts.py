@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from tcccd.wire.model import Float, Reply, ReplyInvalid, Str
+from tcccd.wire.model import Float, Int, Reply, ReplyInvalid, Str
 from tcccd.wire.status_memory import CapperAction
 
 
@@ -23,8 +23,9 @@ class Alert(Reply):
     what else it carries."""
 
     TYPE: ClassVar[str] = "alert"
-    kind: Str = Field(description="`journal_full`, `speech_dropped`, `card_skipped`, `talk_over`, `worker_lost`, "
-                                  "`stage_degraded`, `stage_recovered` or `memory`: one model each, below")
+    kind: Str = Field(description="`journal_full`, `speech_dropped`, `card_skipped`, `clock_mismatch`, "
+                                  "`talk_over`, `worker_lost`, `stage_degraded`, `stage_recovered` or `memory`: one "
+                                  "model each, below")
     message: Str = Field(description="what happened, for a person")
 
     def to_data(self) -> dict[str, Any]:
@@ -54,6 +55,17 @@ class CardSkipped(Alert):
     kind: Literal["card_skipped"] = "card_skipped"
     request_id: Str = Field(description="the transcript's request")
     reason: Str = Field(description="why it was skipped")
+
+
+class ClockMismatch(Alert):
+    """The medic said an act was done at a time the kit's clock has not reached: its clock or zone is likely wrong,
+    and times said are read hours off until it is set."""
+
+    kind: Literal["clock_mismatch"] = "clock_mismatch"
+    request_id: Str = Field(description="the transcript's request")
+    said_hhmm: Str = Field(description="the time the medic said")
+    clock_hhmm: Str = Field(description="the kit's local clock when it was said")
+    ahead_min: Int = Field(description="how far the time said is ahead of the kit's clock")
 
 
 class TalkOver(Alert):
@@ -94,7 +106,8 @@ class MemoryAlert(Alert, CapperAction):
 
 
 KINDS: dict[str, type[Alert]] = {model.model_fields["kind"].default: model for model in (
-    JournalFull, SpeechDropped, CardSkipped, TalkOver, WorkerLost, StageDegraded, StageRecovered, MemoryAlert)}
+    JournalFull, SpeechDropped, CardSkipped, ClockMismatch, TalkOver, WorkerLost, StageDegraded, StageRecovered,
+    MemoryAlert)}
 
 
 def read_alert(data: dict[str, Any]) -> Alert:

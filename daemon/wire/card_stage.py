@@ -123,9 +123,20 @@ class CardExtract(_Strict):
     carry: Carry = Field(default_factory=Carry, description="what the previous transcript left (its reply's carry)")
 
 
+class ClockAhead(_Strict):
+    """An act said as over ("applied at 0912") with a clock time ahead of the kit's clock when it was said: the
+    medic's watch and the kit's clock disagree. The act is on the card, unconfirmed."""
+
+    said_hhmm: str = Field(pattern=HHMM, description="the time the medic said")
+    clock_hhmm: str = Field(pattern=HHMM, description="the kit's local clock when it was said")
+    ahead_min: int = Field(ge=1, lt=12 * 60, description="how far the time said is ahead of the kit's clock")
+
+
 class CardEvents(_Strict):
     """`data` of the final `card.events` reply (card stage -> daemon)."""
 
     events: list[Event]
     casualty: int = Field(ge=1, le=999, description="the casualty current after this transcript")
     carry: Carry = Field(default_factory=Carry, description="send it as `carry` with the next transcript")
+    clock_ahead: ClockAhead | None = Field(None, description="the act said as over whose time is furthest ahead of "
+                                                             "the kit's clock, if any")

@@ -201,6 +201,12 @@ class CardStatus(Reply):
                                                   "says why)")
     readback_waiting: Int = Field(description="read-backs waiting for the medic to pause")
     readback_last_error: Str | None = Field(None, description="why the last read-back failed")
+    clock_ahead_min: Int | None = Field(None, description="this mission, an act was said as done at a time this far "
+                                                          "ahead of the kit's clock (30 min or more): its clock or "
+                                                          "zone is likely wrong (the latest such act)")
+    clock_said_hhmm: Str | None = Field(None, description="the time said for it")
+    clock_read_hhmm: Str | None = Field(None, description="the kit's clock when it was said")
+    clock_ahead_at: Float | None = Field(None, description="when it was said (epoch s)")
 
 
 class TelemetryStatus(Reply):

@@ -170,7 +170,7 @@ def past(when: Said | None, now_hhmm: str) -> bool:
         return False
     if when.spoken is None:
         return (when.relative_min or 0) < 0
-    ahead = _ahead_min(when.spoken, now_hhmm)
+    ahead = minutes_ahead(when.spoken, now_hhmm)
     return ahead == 0 or ahead >= 12 * 60
 
 
@@ -178,10 +178,10 @@ def future(when: Said | None, now_hhmm: str) -> bool:
     """A clock time said that is still ahead when it is said, by more than a watch's drift from the kit's clock
     ("TXA second gram at 1100" at 1000: not given yet)."""
     return when is not None and when.spoken is not None and \
-        FUTURE_SLACK_MIN < _ahead_min(when.spoken, now_hhmm) < 12 * 60
+        FUTURE_SLACK_MIN < minutes_ahead(when.spoken, now_hhmm) < 12 * 60
 
 
-def _ahead_min(hhmm: str, now_hhmm: str) -> int:
+def minutes_ahead(hhmm: str, now_hhmm: str) -> int:
     """How far a clock time is ahead of another, 0-1439 minutes (a time just past is far ahead)."""
     return (int(hhmm[:2]) * 60 + int(hhmm[2:]) - int(now_hhmm[:2]) * 60 - int(now_hhmm[2:])) % (24 * 60)
 

@@ -29,6 +29,7 @@ from tcccd.plugins.card.context import (
     Switch,
     future,
     local_hhmm,
+    minutes_ahead,
     past,
     shifted,
     switches,
@@ -43,7 +44,7 @@ from tcccd.plugins.card.rule_table import findings as rule_findings
 from tcccd.plugins.card.sentences import Sentence, split
 from tcccd.plugins.card.trail import Trail
 from tcccd.wire.card_events import VITAL_KINDS, CasualtySwitch, Event, EventTime, TextSpan, TranscriptRef
-from tcccd.wire.card_stage import CardEvents, CardExtract, Carry, Restatable
+from tcccd.wire.card_stage import CardEvents, CardExtract, Carry, ClockAhead, Restatable
 
 Span = tuple[int, int]
 SCHEDULED = "scheduled"
@@ -83,13 +84,14 @@ class Extraction:
         self.head_doubted = False  # that time was said in doubted words: its readings are unconfirmed
         self.sentence_head_doubted = False  # a time at the current sentence's head was said in doubted words
         self.sentences = 0
+        self.clock_ahead: ClockAhead | None = None  # an act said as over at a time the kit's clock has not reached
 
     def run(self) -> CardEvents:
         for sentence in split(self.request.text, self.rules.corrections):
             self._sentence(sentence)
         return CardEvents(events=self.events, casualty=self.casualty, carry=Carry(
             correcting=self.correcting, last=self.last, casualty_doubted=self.casualty_doubted, asked=self.asked,
-            undone=self.undone, open_status=self.open_status))
+            undone=self.undone, open_status=self.open_status), clock_ahead=self.clock_ahead)
 
     def _sentence(self, s: Sentence) -> None:
         said_words = words(s.lower, s.start, s.end)
@@ -181,6 +183,8 @@ class Extraction:
         ahead = status == DONE and future(own or lead, self.logged_hhmm)
         if ahead and not context.past_words.intersection(assertion.by):
             status = SCHEDULED  # "TXA second gram at 1100", said at 1000: not given yet
+        elif ahead:
+            self._clock_behind((own or lead).spoken)  # type: ignore[union-attr]
         if status == DONE and self.inherited and not assertion.by and dialogue.continues(s):
             status = self.inherited  # "Somebody bring me the HPMK." "And a SAM splint."
         self.statuses.append(status)
@@ -204,6 +208,12 @@ class Extraction:
                  or (when is None and not note and self._time_doubted(s, finding))}
         self._emit(finding.what, start, end, finding.rule, when, flags)
         return not note
+
+    def _clock_behind(self, said_hhmm: str) -> None:
+        """'Tourniquet applied at 0912' said when the kit's clock reads 2157: the clock or its zone may be wrong."""
+        ahead = minutes_ahead(said_hhmm, self.logged_hhmm)
+        if self.clock_ahead is None or ahead > self.clock_ahead.ahead_min:
+            self.clock_ahead = ClockAhead(said_hhmm=said_hhmm, clock_hhmm=self.logged_hhmm, ahead_min=ahead)
 
     def _restatement(self, s: Sentence, start: int, end: int, said: list[Said]) -> None:
         """A correction cue followed by slots alone: laid over the last entry said; nothing after it: pending."""

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tcccd import config as cfg
+from tcccd.card.clock import ClockWatch
 from tcccd.card.keeper import CRASHES_BEFORE_SKIP, CardKeeper
 from tcccd.card.log import CardLog
 from tcccd.card.readback import ReadBack
@@ -93,8 +94,9 @@ class Kit:
         self.store = CardStore(slot, self.events)
         readback = ReadBack(self.config, Profile(ProfileBook(self.config), profile), self.clients.client("readback"),
                             Stages(speaker_missing))
-        self.keeper = CardKeeper(self.config, slot, self.store, self.clients.client("card"), readback,
-                                 Alerts(self.events, self.errors))
+        alerts = Alerts(self.events, self.errors)
+        self.keeper = CardKeeper(self.config, slot, self.store, self.clients.client("card"), readback, alerts,
+                                 ClockWatch(alerts))
         self.sent: list[tuple[bytes, Message]] = []
 
     @property

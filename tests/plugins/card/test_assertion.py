@@ -81,18 +81,29 @@ def test_a_scheduled_act_is_not_done_and_its_time_is_not_a_field(card_stage: Plu
     assert card_of(card_stage, heard) == set()
 
 
-@pytest.mark.parametrize("heard, field", [
-    ("Tourniquet applied to the left leg at eleven hundred.", "c1 b tourniquet[left leg].time = 1100 (unconfirmed)"),
-    ("TXA given at twenty one thirty.", "c1 f medication[txa].time = 2130 (unconfirmed)"),
-    ("Tourniquet went on the left leg at eleven hundred.", "c1 b tourniquet[left leg].time = 1100 (unconfirmed)"),
-    ("He has been given morphine at eleven hundred.", "c1 f medication[morphine].time = 1100 (unconfirmed)")])
-def test_an_act_said_as_over_with_a_time_ahead_of_the_clock_is_kept_unconfirmed(
-        card_stage: PluginHarness, heard: str, field: str) -> None:
-    """Said at 10:00: the medic's watch and the kit's clock disagree; the act was done all the same."""
+@pytest.mark.parametrize("heard, field, ahead_min", [
+    ("Tourniquet applied to the left leg at eleven hundred.", "c1 b tourniquet[left leg].time = 1100 (unconfirmed)",
+     60),
+    ("TXA given at twenty one thirty.", "c1 f medication[txa].time = 2130 (unconfirmed)", 690),
+    ("Tourniquet went on the left leg at eleven hundred.", "c1 b tourniquet[left leg].time = 1100 (unconfirmed)", 60),
+    ("He has been given morphine at eleven hundred.", "c1 f medication[morphine].time = 1100 (unconfirmed)", 60)])
+def test_an_act_said_as_over_with_a_time_ahead_of_the_clock_is_kept_unconfirmed_and_reported(
+        card_stage: PluginHarness, heard: str, field: str, ahead_min: int) -> None:
+    """Said at 10:00: the medic's watch and the kit's clock disagree; the act was done all the same, and the
+    reply says how far ahead of the clock it was said (the daemon tells the operator)."""
     medic = Medic(card_stage)
     result = medic.says(heard)
     assert field in medic.fields()
     assert [(e.assertion, e.uncertain) for e in result.events] == [("done", True)]
+    assert result.clock_ahead is not None and result.clock_ahead.clock_hhmm == "1000"
+    assert (result.clock_ahead.said_hhmm, result.clock_ahead.ahead_min) == (field.split()[-2], ahead_min)
+
+
+@pytest.mark.parametrize("heard", [
+    "TXA second gram at eleven hundred.", "Tourniquet applied to the left leg at zero nine twelve.",
+    "Ketamine fifty IM, redose at ten thirty.", "Pulse one twenty at ten twenty."])
+def test_a_plan_a_past_time_or_a_reading_says_nothing_of_the_clock(card_stage: PluginHarness, heard: str) -> None:
+    assert Medic(card_stage).says(heard).clock_ahead is None
 
 
 def test_an_allergy_is_an_allergy_not_a_drug_given(card_stage: PluginHarness) -> None:
