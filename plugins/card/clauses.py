@@ -32,7 +32,7 @@ _HEAD_FORMS = [*lx.TOURNIQUET_WORDS, *lx.HEMOSTATIC, *lx.PRESSURE, *lx.AIRWAY, *
                "pain", "systolic", "splint", "splinted", "eye shield", "eye shields", "last four", "last 4",
                "battle roster", "allergic", "allergy", "allergies", "nka", "nkda", "responder", "casualty",
                "patient", "evac", "precedence", "note", "saline lock", "ez-io", "fast1", "intraosseous",
-               "intravenous", "iv's", "io's", "iv line", "burns", "tbsa",
+               "intravenous", "iv's", "io's", "iv line", "burns", "tbsa", "dressing", "dressings", "bandage",
                # access named by where it went ("IO sternum"): a bare "IV" is as often a route ("twenty IV")
                *(f"{device} {where}" for device in ("iv", "io")
                  for where in ("access", "is", "in", "left", "right", "sternal", "sternum", "tibia", "tibial",
@@ -45,7 +45,8 @@ HEAD = re.compile(lx.alternation(f for f in _HEAD_FORMS if f not in ("liter", "r
                                                                      "injuries")))  # "above the wound": a place
 _ACT_END = re.compile(r"[,;:]|\s+-\s+|\s+(?:but|then|so|though|although|however|while)\b")
 _AND = re.compile(r"\s+and\s+(?:then\s+)?")
-_SKIP = re.compile(r"(?:(?:a|an|the|his|her|another|also|\d+(?:\.\d+)?|one|two|three|four|five|ten|twenty|fifty|"
+_SKIP = re.compile(r"(?:(?:a|an|the|his|her|another|also|and|uh|um|second|third|new|fresh|other|\d+(?:\.\d+)?|one|"
+                   r"two|three|four|five|ten|twenty|fifty|"
                    r"hundred|g|mg|mcg|ml|units?|grams?|milligrams?|micrograms?|liters?|of)\s+)*")
 _WORD = re.compile(r"\S+")
 _ANOTHER = re.compile(r"\b(?:another|one\s+more|a\s+second\s+one|a\s+new\s+one|needs?\s+one|the\s+other\s+one|"

@@ -66,6 +66,7 @@ class ContextFile(BaseModel):
     fillers: list[str] = Field(default_factory=list)
     terminators: list[str] = Field(default_factory=list)
     corrections: list[str] = Field(min_length=1)
+    correction_patterns: list[str] = Field(default_factory=list, description="cues a phrase cannot say")
     pseudo: list[TriggerEntry] = Field(default_factory=list)
     categories: dict[str, list[TriggerEntry]]
     done: list[TriggerEntry] = Field(default_factory=list)
@@ -135,7 +136,8 @@ class ContextRules:
                    done=PhraseIndex([(w, e.past_tense) for e in parsed.done for w in e.words]),
                    terminators=phrases(parsed.terminators + [f"and {w}" for e in parsed.done if e.past_tense
                                                              for w in e.words]),
-                   corrections=phrases(parsed.corrections) or re.compile("(?!)"),
+                   corrections=re.compile("|".join([_phrase(w, between=r"[\s,]+") for w in sorted(
+                       set(parsed.corrections), key=len, reverse=True)] + parsed.correction_patterns)),
                    fillers=re.compile(r"[\s,]*(?:(?:" + filler + r")(?![\w-])[\s,]*)*"),
                    priority={name: i for i, name in enumerate(parsed.priority)}, notes=frozenset(parsed.notes),
                    marks=dict(parsed.marks), shouted=dict(parsed.shouted))
@@ -155,9 +157,10 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def _phrase(words: str) -> str:
-    """A phrase as a pattern: any run of spaces between words, either apostrophe, word edges either side."""
-    body = re.escape(words.strip().lower()).replace(r"\ ", r"\s+").replace("'", "['’]")
+def _phrase(words: str, between: str = r"\s+") -> str:
+    """A phrase as a pattern: any run of spaces (or `between`) between words, either apostrophe, word edges either
+    side."""
+    body = re.escape(words.strip().lower()).replace(r"\ ", between).replace("'", "['’]")
     start = "" if words.startswith("'") else r"(?<![\w-])"
     return start + body + r"(?![\w-])"
 

@@ -56,6 +56,8 @@ def restated(s: Sentence, start: int, end: int, last: Any, said: list[Said]) -> 
     elif kind == "tourniquet" and place is not None and place.limb is not None:
         update |= {"limb": place.limb, "category": "extremity" if last.category in (None, "extremity") else
                    last.category}
+    elif kind == "tourniquet" and side is not None and side[0] in ("left", "right") and last.limb is not None:
+        update["limb"] = f"{side[0]} {last.limb.split()[-1]}"  # "TQ on the left arm. Not the left, the right."
     elif kind in ("breathing", "eye_shield") and side is not None:
         update["side"] = side[0]
     elif kind in ("dressing", "splint", "access") and place is not None:

@@ -48,6 +48,7 @@ from tcccd.wire.card_stage import CardEvents, CardExtract, Carry, ClockAhead, Re
 
 Span = tuple[int, int]
 SCHEDULED = "scheduled"
+UNTIMED = ("injury", "mechanism")  # a time said with a wound is when he was hit: the card has no field for it
 CARRIED = ("question", "plan", "request", "conditional", "hypothetical", "scheduled")  # go on in "And a SAM splint."
 
 
@@ -197,7 +198,7 @@ class Extraction:
             return False
         if not note and self._same_tourniquet(finding):
             return True
-        when = (own or lead) if not note else None
+        when = (own or lead) if not note and finding.what.kind not in UNTIMED else None
         start, end = _trimmed(s.text, *s.act_of(finding.named[0])) if note else (finding.start, finding.end)
         for a, b in doubted + ([(when.start, when.end)] if when is not None else []):
             start, end = min(start, a), max(end, b)  # the words it stands on: the time said, a doubted "Give"

@@ -31,7 +31,7 @@ RULES: tuple[tuple[Rule, frozenset[str]], ...] = (
     (rules_header.battle_roster, _first_words(["battle", "roster", "zap"])),
     (rules_header.allergies, _first_words(["allergic", "allergy", "allergies", "nka", "nkda", "anaphylaxis",
                                            "reaction", "sensitive", "reacts", "reacted", "denies"])),
-    (rules_header.responder, _first_words(["responder", "treated"])),
+    (rules_header.responder, _first_words(["responder", "treated", "first"])),
     (rules_header.notes, _first_words(["note"])),
     (rules_injury.mechanisms, _first_words(lx.MECHANISMS, lx.FALL_WORDS)),
     (rules_injury.injuries, _first_words(lx.INJURIES)),

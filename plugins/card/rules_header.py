@@ -52,9 +52,11 @@ _ALLERGEN_END = re.compile(r"\b(?:so|but|otherwise|which|that|who|per|according|
                            r"none|no\s+others?)\b")  # "codeine, nothing else": the list is closed
 _DRUG = pattern(MEDICATIONS)
 MAX_ALLERGIES = 200
-_RESPONDER = re.compile(r"(?i:\b(?:first\s+responder|responder|treated\s+by)(?:\s+name)?(?:\s+is)?)\s+"
+_FIRST_ON = r"first\s+(?:one|guy|person|man|soldier)\s+(?:on|to)\s+(?:him|her|scene|the\s+scene)"  # "first one on him"
+_RESPONDER = re.compile(r"(?i:\b(?:first\s+responder|responder|treated\s+by|" + _FIRST_ON + r")(?:\s+name)?"
+                        r"(?:\s+(?:is|was))?(?:\s+(?:his|her)\s+(?:buddy|battle\s+buddy|teammate))?)\s+"
                         r"(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
-_RESPONDER_WORD = re.compile(r"\b(?:first\s+responder|responder|treated\s+by)\b", re.IGNORECASE)
+_RESPONDER_WORD = re.compile(r"\b(?:first\s+responder|responder|treated\s+by|" + _FIRST_ON + r")\b", re.IGNORECASE)
 _NOTE = re.compile(r"\s*note\b[\s,:]*")
 
 

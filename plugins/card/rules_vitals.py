@@ -46,6 +46,9 @@ _PULSE = re.compile(alternation(PULSE_WORDS) + r"(?!\s+ox)")
 _LOCATION = re.compile(r"(?:\b(left|right)\s+)?\b(" + "|".join(PULSE_LOCATIONS) + r")\b")
 _DENIED = re.compile(r"\b(?:no|not|without|absent|lost(?:\s+the)?|can't\s+feel|couldn't\s+feel)\s+(?:a\s+|the\s+)?$")
 _SITE = re.compile(r"(?:\b(?:left|right)\s+)?" + alternation(PULSE_SITES) + r"(?!\s+pulses?\b)")
+# a location said before the pulse word is its own only next to it ("weak radial pulse"), not a wound said before
+_NEXT_TO = re.compile(r"(?:\s|,|['’]s\b|\b(?:at|the|his|her|on|in|a|weak|strong|thready|bounding)\b)*")
+_AFTER_CHARS = 30  # "pulse 120, no radial though, that's carotid"; not the neck a dressing went in later
 _NUMBER_FIRST = re.compile(r"\s*(?:an?\s+)?$")  # "a hundred and twelve heart rate": the reading said first
 _OVER = re.compile(r"\s+over\s+")
 _OVER_PALP = re.compile(r"(?<![\w./])(\d{2,3})\s+over\s+(?:palp|palpation|palpated)\b")
@@ -123,7 +126,9 @@ def pulses(s: Sentence) -> Iterator[Finding]:
         reading = _number_before(s, match.start()) or _number_after(s, match.end(), clause_end)
         where = _LOCATION.search(s.lower, match.start(), match.end()) if match in sites else \
             next((m for m in s.find(_LOCATION, clause_start, clause_end)
-                  if not _DENIED.search(s.lower, clause_start, m.start())), None)
+                  if not _DENIED.search(s.lower, clause_start, m.start()) and (  # next to it, or just after it
+                      _NEXT_TO.fullmatch(s.lower, m.end(), match.start()) if m.start() < match.start() else
+                      m.start() - (reading[2] if reading else match.end()) <= _AFTER_CHARS)), None)
         spans = [(match.start(), match.end())]
         spans += [(reading[1], reading[2])] if reading else []
         spans += [(where.start(), where.end())] if where else []

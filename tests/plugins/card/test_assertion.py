@@ -199,3 +199,14 @@ def test_a_next_act_a_wait_a_drug_named_as_a_time_a_teammate_and_a_differential_
 def test_a_drug_named_as_a_time_reaches_only_that_drug(card_stage: PluginHarness) -> None:
     assert card_of(card_stage, "Narcan point four IN after the fentanyl dropped his resps to eight.") == {
         "c1 f medication[naloxone] = 0.4", "c1 f medication[naloxone].route = in", "c1 c vitals[~1000].rr = 8"}
+
+
+@pytest.mark.parametrize("heard", [
+    "That's my last chest seal, somebody restock me.", "I'm down to two tourniquets and one NPA.",
+    "The IV won't flush, pulling it.", "Went for the IO, the driver bent the needle.",
+    "Cut the tourniquet off to check the wound, it's still off.", "TXA's a no-go, he's past three hours.",
+    "My other patient is the one with the chest seal.", "Ketamine is wearing off, he's hurting.",
+    "um lets hang the whole blood and then push the calcium"])
+def test_kit_talk_attempts_removals_and_proposals_said_loosely_give_nothing(card_stage: PluginHarness,
+                                                                            heard: str) -> None:
+    assert card_of(card_stage, heard) == set()

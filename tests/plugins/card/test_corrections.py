@@ -57,3 +57,20 @@ def test_a_cue_with_nothing_to_correct_invents_nothing(card_stage: PluginHarness
     assert card_of(card_stage, "Sorry, say again.") == set()
     assert card_of(card_stage, "Correction, one ten.") == set()
     assert card_of(card_stage, "Actually, roger that.") == set()
+
+
+@pytest.mark.parametrize("heard, field", [
+    ("Pulse one forty, no, one twenty.", "c1 c vitals[~1000].pulse = 120"),
+    ("Pulse one forty, no, wait, one twenty.", "c1 c vitals[~1000].pulse = 120"),
+    ("Needle D left chest. No, wait, right chest.", "c1 e breathing[needle decompression] = right"),
+    ("Tourniquet right leg. Not the right, the left.", "c1 b tourniquet[left leg] = extremity"),
+    ("Tourniquet right leg. Wait, it's the left.", "c1 b tourniquet[left leg] = extremity")])
+def test_no_wait_and_not_the_one_side_the_other_restate_the_slot(card_stage: PluginHarness, heard: str,
+                                                                  field: str) -> None:
+    """Said with commas between the cue's words; the "no" of a correction denies nothing."""
+    assert card_of(card_stage, heard) == {field}
+
+
+def test_a_side_denied_in_passing_is_no_correction(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Chest seal on the right, not the left, left chest is clear.") == {
+        "c1 e breathing[chest seal] = right"}

@@ -13,6 +13,7 @@ import pytest
 from tcccd.kit.testing import PluginHarness
 from tcccd.wire.card_stage import CardEvents
 from tcccd.wire.protocol import Message
+from tests.support.card_said import card_of
 from tests.support.card_scenarios import CARD_PLUGIN, segment
 
 CLOCK_0917 = 1795511820.0  # 2026-11-24 09:17:00 UTC
@@ -205,3 +206,9 @@ def test_a_last_four_is_four_digits_and_a_responder_s_stays_the_responder_s(harn
     assert (event.kind, event.what.digits) == ("last_four", "1234")
     assert said(harness, "Last four 5.").events == []
     assert said(harness, "Last four 12345.").events == []
+
+
+def test_the_first_one_on_him_is_the_first_responder_with_his_last_four(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "First guy on him was his battle buddy Ortiz, last four 7781.") == {
+        "c1 h responder.name = ortiz", "c1 h responder.last_four = 7781"}
+    assert card_of(card_stage, "First person on scene was Kim.") == {"c1 h responder.name = kim"}

@@ -170,3 +170,19 @@ def test_a_long_transcript_with_no_punctuation_is_read_whole(card_stage: PluginH
     result = medic.says(text)
     kinds = [e.kind for e in result.events]
     assert kinds.count("tourniquet") > 300 and kinds.count("medication") > 300 and kinds.count("pulse") > 300
+
+
+def test_a_wound_s_time_is_when_he_was_hit_and_no_time_crosses_and_into_a_second_device(
+        card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Frag to the left calf at zero nine forty.") == {
+        "c1 b injury[left calf] = shrapnel wound"}
+    assert "c1 b tourniquet[right leg#2].time = 0915" not in card_of(
+        card_stage, "TQ right leg 0915 and a second TQ right leg above it")
+
+
+def test_a_pulse_takes_the_place_said_next_to_it_not_a_wound_said_before_or_a_dressing_after(
+        card_stage: PluginHarness) -> None:
+    lines = card_of(card_stage, "M GSW I right neck S pulse 128 sats 91 T Combat Gauze packed in the neck")
+    assert "c1 c vitals[~1000].pulse = 128" in lines
+    assert not any("pulse_location" in line for line in lines)
+    assert "c1 c vitals[~1000].pulse_location = left radial" in card_of(card_stage, "Weak left radial pulse, 118.")
