@@ -34,6 +34,7 @@ _CLOSES_NEGATED_LIST = re.compile(r"\b(?:or|nor)\b")
 _REFERS_BACK = re.compile(r"\b(?:he|he['’]s|his|him|she|she['’]s|her)\b")
 _LAST_ITEM = re.compile(r"[\w'-]+(?:\s+[\w'-]+){0,2}[\s.!]*")
 _LIST_WORDS = re.compile(r"(?:\s|,|\b(?:and|or|a|an|the|any|some|either|neither|also|more)\b)*")
+_DENIED_ACT = ("yet", "already", "ever", "even", "been", "have", "has", "had", "it", "he", "she", "we", "i", "they")
 Span = tuple[int, int]
 
 
@@ -113,6 +114,8 @@ class SentenceContext:
         elif trigger.scope in ("clause", "person") and trigger.direction != "backward":
             named = any(end <= h[0] < high for h in self.heads)  # else a thing not in the lexicon: "the second gram"
             high = self._list_end(high, _CLOSES_LIST if named else _CLOSES_NEGATED_LIST)
+        if trigger.category == "absent" and trigger.direction == "forward":
+            high = self._acted_end(end, high)
         for stop in (self.rules.terminators, trigger.terminated_by):
             if stop is None:
                 continue
@@ -125,6 +128,13 @@ class SentenceContext:
         if trigger.direction == "backward":
             return low, start
         return low, high
+
+    def _acted_end(self, end: int, high: int) -> int:
+        """Where a denial said without punctuation stops: at a past act word taking an object further on ("no exit
+        packed it with Combat Gauze"), not at the act denied ("never got the NPA in", "haven't yet given TXA")."""
+        act = self.rules.acted.search(self.s.lower, end, high)
+        between = self.s.lower[end:act.start()].split() if act else []
+        return act.start() if act and between and between[-1] not in _DENIED_ACT else high
 
     def _list_end(self, end: int, closes: re.Pattern[str]) -> int:
         """Past the following clauses that only go on listing mentions and close the list with "and", "or" or "nor"

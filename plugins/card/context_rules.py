@@ -102,6 +102,7 @@ class ContextRules:
     pseudo_patterns: tuple[re.Pattern[str], ...]
     done: PhraseIndex[bool]  # each act word, and whether it is past tense
     terminators: re.Pattern[str] | None
+    acted: re.Pattern[str]  # a past act word taking an object ("packed it"): a new statement, in speech unpunctuated
     corrections: re.Pattern[str]
     fillers: re.Pattern[str]
     priority: dict[str, int]
@@ -136,6 +137,8 @@ class ContextRules:
                    done=PhraseIndex([(w, e.past_tense) for e in parsed.done for w in e.words]),
                    terminators=phrases(parsed.terminators + [f"and {w}" for e in parsed.done if e.past_tense
                                                              for w in e.words]),
+                   acted=re.compile(r"(?:" + "|".join(_phrase(w) for e in parsed.done if e.past_tense for w in e.words)
+                                    + r")(?=\s+(?:it|him|her|them|the|a|an|his|some)\b)"),
                    corrections=re.compile("|".join([_phrase(w, between=r"[\s,]+") for w in sorted(
                        set(parsed.corrections), key=len, reverse=True)] + parsed.correction_patterns)),
                    fillers=re.compile(r"[\s,]*(?:(?:" + filler + r")(?![\w-])[\s,]*)*"),

@@ -19,16 +19,21 @@ from tcccd.plugins.card.numbers import iter_numbers
 from tcccd.plugins.card.sentences import Sentence, first_number
 from tcccd.wire.card_events import Allergies, BattleRoster, Evacuation, LastFour, Mobility, Note, Responder
 
-_LEAD = (r"\s*(?:(?:(?:first|second|third|fourth|fifth)\s+)?(?:casualty|patient)(?:\s+(?:number\s+)?\w+)?\s*)?"
-         r"(?:(?:he|she)(?:['’]s|\s+is)?\s+(?:an?\s+)?)?"
+_LEAD = (r"\s*(?:(?:um|uh|ok|okay|so|and|now)\s+)*"
+         r"(?:(?:(?:first|second|third|fourth|fifth)\s+)?(?:casualty|patient)(?:\s+(?:number\s+)?\w+)?\s*)?"
+         r"(?:(?:he|she)(?:['’]s|\s+is)?\s+(?:going\s+out\s+(?:as\s+)?)?(?:an?\s+)?)?"
          r"(?:(?:is|as)\s+)?(?:(?:no|not)\s+)?")
+_ON_A = r"(?:on\s+an?\s+)?"
+_SUBJECT = re.compile(r"\b(?:he|she|casualty|patient)\b")  # "going out urgent, on a litter"
 _CATEGORY_ALONE = re.compile(_LEAD + r"(?:evac(?:uation)?\s+)?(?:category\s+|precedence\s+)?(?:is\s+)?(?P<v>"
-                             + choices(EVAC_CATEGORIES) + r")(?:\s+(?:evac|evacuation|precedence))?\s*$")
+                             + choices(EVAC_CATEGORIES) + r")(?:\s+(?:evac|evacuation|precedence))?"
+                             r"(?:\s*,?\s*(?:and\s+)?" + _ON_A + "(?:" + choices(MOBILITY) + r"))?\s*$")
 _CATEGORY_CUED = re.compile(r"\b(?:evac(?:uation)?\s+(?:category|precedence|cat|priority)|evac|precedence|category)\s+"
-                            r"(?:is\s+)?"
+                            r"(?:for\s+(?:him|her|this\s+one)\s+)?(?:is\s+)?"
                             r"(?P<v>"
                             + choices(EVAC_CATEGORIES) + r")\b")
-_MOBILITY_ALONE = re.compile(_LEAD + r"(?P<v>" + choices(MOBILITY) + r")\s*$")
+_MOBILITY_ALONE = re.compile(_LEAD + r"(?:(?:" + choices(EVAC_CATEGORIES) + r")\s*,?\s*(?:and\s+)?)?" + _ON_A +
+                             r"(?P<v>" + choices(MOBILITY) + r")\s*$")
 _WALKS = re.compile(r"(?:\b(?:he|she|casualty|patient)\s*)?(?:(?:can|is\s+able\s+to|able\s+to)\s+walk|(?:is|['’]s)\s+"
                     r"walking(?:\s+on\s+(?:his|her)\s+own)?|walking\s+on\s+(?:his|her)\s+own)\s*$")
 _LAST_FOUR = re.compile(r"\blast\s+(?:four|4)(?:\s+(?:is|are|digits|of))*[\s:,]*")
@@ -61,12 +66,18 @@ _NOTE = re.compile(r"\s*note\b[\s,:]*")
 
 
 def evacuation(s: Sentence) -> Iterator[Finding]:
-    """A category said alone in its slot clause or cued ("category priority"); litter or ambulatory said alone in
-    its slot clause or its assertion clause ("He's a litter patient, can't bear weight"), or "he can walk"."""
-    for clause_start, clause_end in s.clauses:
+    """A category said alone in its slot or assertion clause, maybe with its mobility ("urgent surgical, litter"),
+    or cued ("category priority"); litter or ambulatory said alone in its slot clause or its assertion clause
+    ("He's a litter patient, can't bear weight"), or "he can walk"."""
+    told = set()
+    for clause_start, clause_end in sorted({*s.clauses, *s.acts}):
         match = _CATEGORY_ALONE.match(s.lower, clause_start, clause_end) or _CATEGORY_CUED.search(
             s.lower, clause_start, clause_end)
-        if match:
+        if match and (clause_start, clause_end) not in s.clauses and not _SUBJECT.search(
+                s.lower, clause_start, match.start("v")) and not s.lower[:clause_start].rstrip().endswith(":"):
+            continue  # an assertion clause of its own, said of him or as a report's item: "he's an urgent, litter"
+        if match and match.start("v") not in told:
+            told.add(match.start("v"))
             yield Finding(Evacuation(category=EVAC_CATEGORIES[said(match, "v")]),
                           match.start("v"), match.end("v"), "evacuation")
     seen = set()

@@ -35,7 +35,7 @@ _FILLER = re.compile(r"(?:[\s:,]*\b(?:is|was|are|were|of|at|now|about|around|app
                      r"weak|thready|only|just|a|an|been|has|had|on|room|air|by|palp|palpated|palpation|remains|"
                      r"'s|’s|stable|improved|improving|back|sitting|running|measured|and|there|bounding|regular|"
                      r"irregular|rapid|fast|slow|faint|fair|good|okay|ok|rate['’]s|shallow|labored|laboured|deep|"
-                     r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed|says|shows|showing|like)\b|"
+                     r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed|says|shows|showing|like|it)\b|"
                      r"['’]s\b)*[\s:,]*")
 _CLOCK = re.compile(r"\d{4}")  # four digits written: a clock time, never a reading
 _AT_CLOCK = re.compile(r"(?:\d{4}|(?:oh|zero)(?:[\s-]+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
@@ -76,6 +76,14 @@ _REACTS = re.compile(r"\b(?:respond(?:s|ing)?|react(?:s|ing)?|a?rousable|withdra
                      r"groan(?:s|ing)?|grimac(?:es|ing)|flinch(?:es|ing)?|localiz(?:es|ing)|opens\s+(?:his\s+|her\s+)?eyes)\s+"
                      r"(?:only\s+)?to\s+(?P<to>pain|painful\s+stimul\w*|(?:a\s+)?sternal\s+rub|voice|verbal\w*|"
                      r"(?:his|her)\s+name|commands|speech)\b")
+# a reaction said with what brings it on: "he'll open his eyes if you yell at him", "pulls away when I pinch him";
+# the condition is part of the finding's words, so "if"/"when"/"'ll" say how he reacts, not a plan or a condition
+_REACTS_WHEN = re.compile(r"(?:\b(?:he|she)(?:['’]ll|\s+will)\s+)?\b(?:opens?\s+(?:his\s+|her\s+)?eyes|pulls?\s+away|"
+                          r"withdraws?|moans?|groans?|grimaces?|flinch(?:es)?|mumbles?)\s+(?:only\s+)?(?:if|when)\s+"
+                          r"(?:you|i|we|someone|somebody)\s+(?:(?P<v>yell|shout|talk|speak|call|say)|pinch|rub|squeeze|"
+                          r"press|poke)")
+# the level said by its letter, of him now: "he's a V", "she's an A" (written as the letter, in capitals)
+_LETTER = re.compile(r"(?i:\b(?:he|she|patient|casualty)(?:['’]s|\s+is)\s+(?:now\s+)?an?)\s+(?P<l>[AVPU])\b(?![’'&-])")
 _VERBAL = ("voice", "verbal", "verbal stimuli", "verbal stimulus", "his name", "her name", "commands", "speech")
 _OUT_OF_TEN = re.compile(r"\s*(?:out\s+of\s+(?:10|ten)|of\s+(?:10|ten)|/\s*10)")
 
@@ -137,6 +145,13 @@ def pulses(s: Sentence) -> Iterator[Finding]:
                        "pulse" if reading else "pulse.incomplete", *spans)
 
 
+def _diastolic(s: Sentence, systolic: tuple[float, int, int], clause_end: int) -> tuple[float, int] | None:
+    """The number said after "over" right after a systolic reading, and where it ends."""
+    over = _OVER.match(s.lower, systolic[2], clause_end)
+    low = first_number(s.text, over.end(), clause_end) if over else None
+    return (low.value, low.end) if low is not None and low.start == over.end() and low.value is not None else None  # type: ignore[union-attr]
+
+
 def blood_pressures(s: Sentence) -> Iterator[Finding]:
     """'BP 120/80'; a palpated pressure ('BP palp 90', 'BP's eighty palp') or one number alone is the systolic only;
     'systolic 90' too."""
@@ -153,6 +168,11 @@ def blood_pressures(s: Sentence) -> Iterator[Finding]:
                            (match.start(), match.end()), (ratio.start(), ratio.end()))
             continue
         reading = _number_after(s, match.end(), clause_end)
+        low = _diastolic(s, reading, clause_end) if reading else None
+        if reading and low is not None:  # "his pressure's a hundred over sixty"
+            yield spanning(BloodPressure(systolic=reading[0], diastolic=low[0]), "bp",
+                           (match.start(), match.end()), (reading[1], low[1]))
+            continue
         palp = _PALP.match(s.lower, reading[2] + 1) if reading else None  # "his pressure's seventy palp"
         if reading and palp and not s.lower[reading[2]:palp.start()].strip():
             yield spanning(BloodPressure(systolic=reading[0], diastolic=None), "bp.systolic",
@@ -173,12 +193,10 @@ def blood_pressures(s: Sentence) -> Iterator[Finding]:
         if reading is None:
             yield Finding(BloodPressure(systolic=None, diastolic=None), match.start(), match.end(), "bp.incomplete")
             continue
-        over = _OVER.match(s.lower, reading[2], clause_end)
-        low = first_number(s.text, over.end(), clause_end) if over else None
-        if low is not None and low.start == over.end() and low.value is not None:  # type: ignore[union-attr]
-            # "one oh two over sixty": the words the number step left unwritten
-            yield spanning(BloodPressure(systolic=reading[0], diastolic=low.value), "bp",
-                           (match.start(), match.end()), (reading[1], low.end))
+        low = _diastolic(s, reading, clause_end)
+        if low is not None:  # "one oh two over sixty": the words the number step left unwritten
+            yield spanning(BloodPressure(systolic=reading[0], diastolic=low[0]), "bp",
+                           (match.start(), match.end()), (reading[1], low[1]))
             continue
         palp = _PALP.search(s.lower, match.end(), min(clause_end, reading[2] + 20))
         extra = [(palp.start(), palp.end())] if palp else []
@@ -211,6 +229,8 @@ def avpu(s: Sentence) -> Iterator[Finding]:
     found = [(AVPU[said(m)], m) for m in s.find(_AVPU)]
     found += [("V" if m.group("to") in _VERBAL else "P", m) for m in _REACTS.finditer(s.lower, s.start, s.end)
               if not any(f.start() <= m.start() < f.end() for _, f in found)]
+    found += [("V" if m.group("v") else "P", m) for m in _REACTS_WHEN.finditer(s.lower, s.start, s.end)]
+    found += [(m.group("l"), m) for m in _LETTER.finditer(s.text, s.start, s.end)]
     for level, match in sorted(found, key=lambda f: f[1].start()):
         if level == "A" and not _alert_of_casualty(s, match):
             continue

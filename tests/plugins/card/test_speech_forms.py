@@ -109,3 +109,33 @@ def test_a_pressure_in_words_the_number_step_left_and_a_palpated_one_are_read(ca
     assert card_of(card_stage, "Pressure's eighty.") == set()  # no palp, no ratio: which pressure is not said
     assert card_of(card_stage, "Pulse ox says ninety one.") == {"c1 c vitals[~1000].spo2 = 91%"}
     assert card_of(card_stage, "Allergic to codeine and to iodine.") == {"c1 a header.allergies = codeine, iodine"}
+
+
+@pytest.mark.parametrize("heard, lines", [
+    ("um she's urgent surgical litter",
+     {"c1 a header.evac_category = urgent surgical", "c1 a header.mobility = litter"}),
+    ("Evac category for her is routine, and she's ambulatory.",
+     {"c1 a header.evac_category = routine", "c1 a header.mobility = ambulatory"}),
+    ("She's going out priority, on a litter.",
+     {"c1 a header.evac_category = priority", "c1 a header.mobility = litter"}),
+    ("Urgent, get the vehicles moving.", set())])
+def test_evacuation_said_in_a_handover_s_words(card_stage: PluginHarness, heard: str, lines: set[str]) -> None:
+    assert card_of(card_stage, heard) == lines
+
+
+@pytest.mark.parametrize("heard, line", [
+    ("Pulse, it's about one ten, radial.", "c1 c vitals[~1000].pulse = 110"),
+    ("His pressure's like ninety over fifty.", "c1 c vitals[~1000].bp = 90/50"),
+    ("She'll open her eyes if you shout at her.", "c1 c vitals[~1000].avpu = v"),
+    ("Only pulls away when I pinch the nail bed.", "c1 c vitals[~1000].avpu = p"),
+    ("Pulse 96, he's an A.", "c1 c vitals[~1000].avpu = a"),
+    ("He's a P now, was a V when we got here.", "c1 c vitals[~1000].avpu = p")])
+def test_readings_and_levels_said_loosely(card_stage: PluginHarness, heard: str, line: str) -> None:
+    assert line in card_of(card_stage, heard)
+
+
+def test_a_denial_said_without_punctuation_stops_at_the_next_act(card_stage: PluginHarness) -> None:
+    lines = card_of(card_stage, "GSW left buttock no exit packed it with Celox pulse 104")
+    assert {"c1 e dressing[hemostatic].product = celox", "c1 c vitals[~1000].pulse = 104"} <= lines
+    assert card_of(card_stage, "Never got the NPA in.") == set()
+    assert card_of(card_stage, "Haven't yet given the TXA.") == set()
