@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tcccd.plugins.whisper.review.textnorm import NUMBER_WORDS
+from tcccd.plugins.whisper.review.said_numbers import SpokenNumbers, numbers_said
 
 MAX_RUN_WORDS = 5
 MIN_FUZZY_PHONEMES = 6
@@ -94,6 +94,14 @@ class VocabularyCorrector:
     from "litter", and turning a word the model heard right into an anatomy or drug word invents clinical
     content; a misheard word the model has to spell from pieces ("Medimac") or a run of words ("turn the kit")
     is still corrected. The stage passes "a single token of Whisper's own vocabulary".
+
+    Numbers: a run of words is rewritten only into a term that says the same numbers (said_numbers.py: number
+    words, ordinals, plurals of number words, "oh" beside a number), in the same order. "nine line" -> "9-line"
+    keeps its nine; "nine five" -> "9-line" would lose the five, "IV at ten" -> "IV access" the ten, "first one"
+    -> "FAST1" the "first": refused. A time or a dose turned into a term is a number nobody can see was said. The
+    other way too: a term that says a number is never made of a run that says none ("in line" -> "9-line").
+    No exception for a term that hides a number word's sound: "hex ten" stays, not "Hextend" (tiny.en was not seen
+    writing "hex ten" for it: bench/asr_hextend.py).
     """
 
     def __init__(self, terms: list[str], phonemizer: Phonemizer, min_similarity: float = 0.75,
@@ -104,6 +112,7 @@ class VocabularyCorrector:
         self._phonemizer = phonemizer
         self._term_sounds = {term: phonemizer.sounds(term) for term in terms}
         self._known = {_plain(term) for term in terms}
+        self._term_numbers = {term: numbers_said(term.split()) for term in terms}
 
     @classmethod
     def load(cls, path: Path | None, min_similarity: float = 0.75,
@@ -133,12 +142,11 @@ class VocabularyCorrector:
         (`breaks`: the word positions a mark comes before): "eighty nine, I mean ninety eight" is a reading and its
         correction, never "9-line". A term's own words may be split by a mark ("drink, Sami Casid")."""
         scores = self._similarities(words)
-        cut = breaks or set()
+        cut, spoken = breaks or set(), SpokenNumbers(words)
         candidates = [
             Correction(start, end, term, sim) for (start, end, term), sim in scores.items()
-            if not (cut.intersection(range(start + 1, end)) and
-                    any(w.lower() in NUMBER_WORDS for w in words[start:end]))
-            and sim >= self._needed(term) and _plain(" ".join(words[start:end])) not in _said_as(term)
+            if sim >= self._needed(term) and self._keeps_numbers(spoken, start, end, term, cut)
+            and _plain(" ".join(words[start:end])) not in _said_as(term)
             and sim > scores.get((start + 1, end, term), -1.0) and sim > scores.get((start, end - 1, term), -1.0)
             and not self._heard_as_said(words[start:end], term) and not _changes_form(words[end - 1], term)
             and not any(_not_now(w) for w in words[start:end])
@@ -151,6 +159,13 @@ class VocabularyCorrector:
                 chosen.append(cand)
                 taken |= span
         return chosen
+
+    def _keeps_numbers(self, spoken: SpokenNumbers, start: int, end: int, term: str, breaks: set[int]) -> bool:
+        """Whether rewriting words[start:end] into `term` keeps the numbers said: no number across a punctuation
+        mark (`breaks`), and the term says the same numbers as the run (see the class)."""
+        if spoken.in_run(start, end) and not breaks.isdisjoint(range(start + 1, end)):
+            return False
+        return spoken.of_run(start, end) == self._term_numbers[term]
 
     def _heard_as_said(self, run: list[str], term: str) -> bool:
         """One common word where the term is one word too: the speaker may have said just that (see the class)."""
