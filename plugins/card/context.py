@@ -50,6 +50,7 @@ _TOO = re.compile(r"\s*(?:casualty|patient)\s*,?\s+(too)\s*(?:[,.]|$)")
 # another casualty's, so it is shown unconfirmed (on the casualty current) until a switch is said plainly.
 _GARBLED = re.compile(r"\bcasual\b|\b(?:casualty|patient)\s+(?:number\s+|#\s*)?[a-z]+\d+\b")
 _HHMM = re.compile(r"(?<![\w.:/])([01]\d|2[0-3])([0-5]\d)(?![\w/%]|[.:]\d)")  # "at 0930:" ends a time, "09:30.5" none
+_COLON_TIME = re.compile(r"(?<![\w.:/])([01]?\d|2[0-3]):([0-5]\d)(?![\w/%]|[.:]\d)")  # "9:15", as the ASR writes one
 _TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until)\s+$")
 _TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu|vitals)\b")  # "twenty one forty vitals, ..."
 _TIME_WAS = re.compile(r"\btime\b[^,.;:]*?(?:\b(?:was|is|of)|,)\s+$")  # "TQ time on the left arm was ten twenty"
@@ -127,7 +128,11 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]]) -> list[Said]:
         by_asr = any(start <= match.start() and match.end() <= end for start, end in time_rewrites)
         if by_asr or _said_as_time(s, match.start(), match.end()) or match.group().startswith("0"):  # no dose is "0905"
             found.append(Said(match.group(), None, match.start(), match.end()))
+    for match in _COLON_TIME.finditer(s.text, s.start, s.end):
+        found.append(Said(f"{int(match.group(1)):02d}{match.group(2)}", None, match.start(), match.end()))
     for number in iter_numbers(s.text, s.start, s.end):
+        if s.text.startswith(":", number.end) or s.text[max(s.start, number.start - 1):number.start] == ":":
+            continue  # the hour or the minutes of "9:15"
         ago = _AGO.match(s.lower, number.end, s.end)
         if ago and number.value is not None:
             minutes = number.value * (60 if ago.group("unit").startswith("h") else 1)

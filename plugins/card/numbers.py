@@ -31,7 +31,8 @@ SCALES = {"hundred": 100, "thousand": 1000}
 _WORDS = "|".join(sorted([*UNITS, *TEENS, *TENS, *SCALES], key=len, reverse=True))
 _TOKEN = r"(?:\d+(?:\.\d+)?|" + _WORDS + r"|point)"
 RUN = re.compile(r"(?<![\w.])(?:an?[\s-]+(?=hundred\b|thousand\b))?" + _TOKEN
-                 + r"(?:[\s-]+(?:and[\s-]+)?" + _TOKEN + r")*(?![\w])", re.IGNORECASE)
+                 + r"(?:[\s-]+(?:and[\s-]+)?" + _TOKEN + r")*(?:(?![\w])|(?<=\d)(?=(?:mg|mcg|g|ml|cc|kg)\b))",
+                 re.IGNORECASE)  # "1g", "50mg": a unit written against its number
 _PIECE = re.compile(r"\d+(?:\.\d+)?|[a-z]+", re.IGNORECASE)
 
 

@@ -68,8 +68,9 @@ _LINE = re.compile(r"\b(?:(?:start(?:ed|ing)?|got|getting|plac(?:ed|ing)|establi
                    r"\b(?:the|his|her|a)\s+line(?:['’]s|\s+is)\s+in\b)")
 _CATHETER = re.compile(r"\b(?:14|16|18|20|22)\s*(?:-\s*)?(?:gauge|g)\s+(?=(?:in|into|to)\s+(?:the\s+|his\s+|her\s+)?"
                        r"(?:left|right)\b)")  # "18 gauge in the left AC": an IV ("14 gauge needle": none)
-_SITED = re.compile(r"\s+(?:(?:left|right)\s+(?:humerus|humeral|tibia|tibial|arm|forearm|hand|ac|antecubital|leg|"
-                    r"shin|wrist)|sternum|sternal)\b")  # "IO right humerus": said with its site, access
+# "IO right humerus", "IV 18 gauge left AC": said with its site, access
+_SITED = re.compile(r"(?:\s+(?:14|16|18|20|22)\s*-?\s*(?:gauge|g))?\s+(?:(?:left|right)\s+(?:humerus|humeral|tibia|"
+                    r"tibial|arm|forearm|hand|ac|antecubital|leg|shin|wrist)|sternum|sternal)\b")
 _FLUID = pattern(FLUIDS)
 _NOT_FLUID = re.compile(r"\s+lock\b")
 _BLOOD_MEASURED = re.compile(r"\b(?:units?|bags?|pints?|liters?|litres?|ml|cc|mils?)\s+of\s+$")

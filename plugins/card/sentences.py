@@ -20,6 +20,7 @@ from tcccd.plugins.card.numbers import Number, first_number, numbers_in
 
 __all__ = ["Number", "Sentence", "first_number", "numbers_in", "split"]
 _SENTENCE_END = re.compile(r"[.!?;]+(?=\s|$)")
+_AFTER_DOSE = re.compile(r"\d\s*(?:g|mg|mcg|ml|cc|units?)\s+$")  # "2 g iv", "15 mg po": a route, whatever its case
 _CASE_SENSITIVE = {"in", "im", "po", "sl", "io", "iv", "tq", "hr", "rr", "lr", "ns", "sat", "cat"}
 
 
@@ -46,7 +47,8 @@ class Sentence:
         for match in pattern.finditer(self.lower, self.start if start is None else start,
                                       self.end if end is None else end):
             said = self.text[match.start():match.end()]
-            if said.lower() in _CASE_SENSITIVE and not said.isupper():
+            if said.lower() in _CASE_SENSITIVE and not said.isupper() and \
+                    not _AFTER_DOSE.search(self.lower, max(0, match.start() - 12), match.start()):
                 continue
             yield match
 

@@ -139,3 +139,16 @@ def test_a_denial_said_without_punctuation_stops_at_the_next_act(card_stage: Plu
     assert {"c1 e dressing[hemostatic].product = celox", "c1 c vitals[~1000].pulse = 104"} <= lines
     assert card_of(card_stage, "Never got the NPA in.") == set()
     assert card_of(card_stage, "Haven't yet given the TXA.") == set()
+
+
+@pytest.mark.parametrize("heard, lines", [
+    ("morphine 5 mg iv at 0940", {"c1 f medication[morphine] = 5 mg", "c1 f medication[morphine].route = iv",
+                                  "c1 f medication[morphine].time = 0940"}),
+    ("cefazolin 2g IV", {"c1 f medication[cefazolin] = 2 g", "c1 f medication[cefazolin].route = iv"}),
+    ("TQ left leg 9:05", {"c1 b tourniquet[left leg] = extremity", "c1 b tourniquet[left leg].time = 0905"}),
+    ("paracetamol 1 g po", {"c1 f medication[acetaminophen] = 1 g", "c1 f medication[acetaminophen].route = po"}),
+    ("IV 20 gauge right hand", {"c1 e access[iv] = right hand"}),
+    ("I'm in the truck, po box later", set())])
+def test_forms_as_the_recogniser_writes_them(card_stage: PluginHarness, heard: str, lines: set[str]) -> None:
+    """Lower-case routes after a dose, a unit written against its number, a clock time with a colon."""
+    assert card_of(card_stage, heard) == lines
