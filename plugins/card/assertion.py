@@ -34,6 +34,10 @@ _CLOSES_NEGATED_LIST = re.compile(r"\b(?:or|nor)\b")
 _REFERS_BACK = re.compile(r"\b(?:he|he['’]s|his|him|she|she['’]s|her)\b")
 _LAST_ITEM = re.compile(r"[\w'-]+(?:\s+[\w'-]+){0,2}[\s.!]*")
 _LIST_WORDS = re.compile(r"(?:\s|,|\b(?:and|or|a|an|the|any|some|either|neither|also|more)\b)*")
+# what comes to a thing after it was done, said in a clause of its own after it ("IV in, blew it")
+_SAID_AFTER = ("removed", "failed", "withheld")
+_ONLY_SLOTS = re.compile(r"(?:\s|[,.!]|\b(?:it|them|that|this|one|off|out|at|around|about|too|again|already|now|"
+                         r"later|\d+)\b)*")  # "blew it", "converted at 1440": nothing else named
 _DENIED_ACT = ("yet", "already", "ever", "even", "been", "have", "has", "had", "it", "he", "she", "we", "i", "they")
 Span = tuple[int, int]
 
@@ -125,9 +129,18 @@ class SentenceContext:
             low = before[-1].end() if before else low
         if trigger.direction == "forward":
             return end, high
+        if trigger.category in _SAID_AFTER and low == s.act_of(start)[0] and _ONLY_SLOTS.fullmatch(
+                s.lower, end, high) and (self.rules.fillers.fullmatch(s.lower, low, start) or _ONLY_SLOTS.fullmatch(
+                s.lower, low, start)):
+            low = self._clause_before(low)  # "TQ left arm at 1305, converted at 1440 to a pressure dressing"
         if trigger.direction == "backward":
             return low, start
         return low, high
+
+    def _clause_before(self, low: int) -> int:
+        """The start of the assertion clause before the one starting at `low` (or `low` when it is the first)."""
+        before = [a for a, b in self.s.acts if b <= low]
+        return before[-1] if before else low
 
     def _acted_end(self, end: int, high: int) -> int:
         """Where a denial said without punctuation stops: at a past act word taking an object further on ("no exit

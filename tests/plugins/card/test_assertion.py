@@ -210,3 +210,17 @@ def test_a_drug_named_as_a_time_reaches_only_that_drug(card_stage: PluginHarness
 def test_kit_talk_attempts_removals_and_proposals_said_loosely_give_nothing(card_stage: PluginHarness,
                                                                             heard: str) -> None:
     assert card_of(card_stage, heard) == set()
+
+
+@pytest.mark.parametrize("heard, lines", [
+    ("TQ right leg at 0850, converted at 0935 to a pressure dressing.", {"c1 e dressing[pressure] = yes"}),
+    ("Saline lock in the right hand, it infiltrated.", set()),
+    ("NPA in the right nare, pulled it.", set()),
+    ("Ketamine 20 IV, holding the next dose.",
+     {"c1 f medication[ketamine] = 20", "c1 f medication[ketamine].route = iv"}),
+    ("Chest seal on the left, burped it twice.", {"c1 e breathing[chest seal] = left"})])
+def test_what_came_to_a_thing_said_in_a_clause_after_it(card_stage: PluginHarness, heard: str,
+                                                         lines: set[str]) -> None:
+    """A removal, a failure or a hold said alone after the thing's own clause is about that thing; one that names
+    something else ("the next dose") is not."""
+    assert card_of(card_stage, heard) == lines

@@ -67,9 +67,6 @@ LEFT_OPEN = {
     ("z054", "c1 f medication[ertapenem] = 1 g"): "'Antibiotic redose is at sixteen hundred, ertapenem, one gram': "
     "the dose after the comma is read as given; 'redose' reaching the whole sentence loses 'Naloxone point four IV, "
     "not redosing'",
-    **{("t7197", line): "'TQ left arm at 1305, converted at 1440 to a pressure dressing': the conversion in the next "
-       "comma clause does not reach back to the tourniquet (reaching back a whole sentence would also take what "
-       "else it names)" for line in ("c1 b tourniquet[left arm] = extremity", "c1 b tourniquet[left arm].time = 1305")},
 }
 
 
