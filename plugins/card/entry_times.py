@@ -2,7 +2,9 @@
 
 A positive entry takes the time said in its own slot clause: the first one
 after its words ("TQ left arm at 0905 and right leg at 0910"), else the nearest
-before them; never one a trigger ties to something else ("reassess at 1040").
+before them that no other mention (or casualty switch) said before it owns
+("ketamine 25 IV at 1302 zofran 4 IV": the time is the ketamine's); never one a
+trigger ties to something else ("reassess at 1040").
 A time said at the head of the sentence, before anything it could belong to
 ("At 0945, BP ..., pulse ..."; after the casualty it is about: "Casualty one,
 at 0931, ...") covers the sentence. Readings said together are one set, so one
@@ -23,6 +25,8 @@ from tcccd.plugins.card.sentences import Sentence
 from tcccd.wire.card_events import VITAL_KINDS
 
 _AT = re.compile(r"\b(?:at|@)\s+$")  # a time follows
+_OPENS = re.compile(r"(?:(\d)\s+|^|\s)(?:at|@)\s+$")
+_LEADS = re.compile(r"[\s,:]*(?:(?:the|his|her|a|an|he|had|got|gave|was|is)\s+)*")
 
 
 def lead_time(s: Sentence, said: list[Said], findings: list[Finding], context: SentenceContext,
@@ -47,8 +51,20 @@ def own_time(s: Sentence, finding: Finding, said: list[Said], context: SentenceC
     head = finding.named
     clause = s.clause_of(head[0])
     own = [t for t in said if clause[0] <= t.start < clause[1] and not context.claims(t.start, head)]
-    after = [t for t in own if t.start >= head[0]]
-    return after[0] if after else max(own, key=lambda t: t.start) if own else None
+    others = [h for h in context.heads if h != head and clause[0] <= h[0] < clause[1]]
+    after = [t for t in own if t.start >= head[0] and not any(_next_to(s, t, h) for h in others)]
+    before = [t for t in own if t.start < head[0] and (_next_to(s, t, head) or not any(
+        h[0] < t.start for h in others))]
+    return after[0] if after else max(before, key=lambda t: t.start) if before else None
+
+
+def _next_to(s: Sentence, time: Said, head: tuple[int, int]) -> bool:
+    """The time opens what follows it ("at 0950 pulse 124 at 1000 pulse 110": "at", after a reading's value or at
+    the clause's start, and right before the mention): it is that mention's."""
+    clause_start = s.clause_of(time.start)[0]
+    opens = _OPENS.search(s.lower, max(clause_start, time.start - 16), time.start)
+    return time.end <= head[0] and opens is not None and (opens.start() == clause_start or opens.group(1) is not None) \
+        and _LEADS.fullmatch(s.lower, time.end, head[0]) is not None
 
 
 def doubted_time(s: Sentence, uncertain: list[tuple[int, int]], start: int, end: int) -> bool:

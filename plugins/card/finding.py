@@ -30,6 +30,9 @@ _REGION = re.compile(r"(?:\b(?P<side>left\s+and\s+right|right\s+and\s+left|left|
 _MEASURE = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
                       r"forty|fifty|hundred|few|several|couple)(?:\s+or\s+\w+)?[\s-]+$")
 _MEASURE_PARTS = ("foot", "feet")  # "fell fifteen feet", "a six foot drop": a length, not a body part
+# another casualty named in speech with no punctuation ("... tq left arm casualty three burns to both hands"): what
+# is said after it is not about the mention before it
+NEXT_CASUALTY = re.compile(r"\b(?:next\s+)?(?:casualty|patient)\s+(?:number\s+)?(?:\d|one|two|three|four|five|six)\b")
 TRAILING_SIDE = re.compile(r"\s*,?\s*(?:the\s+|on\s+the\s+)?(left|right)(?:\s+(?:one|side))?\s*(?=[,.;]|$)")
 BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
     ("pulse", "rate"): (20, 250), ("bp", "systolic"): (40, 250), ("bp", "diastolic"): (20, 150),

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from tcccd.plugins.card.finding import Finding, regions, said, spanning
+from tcccd.plugins.card.finding import NEXT_CASUALTY, Finding, regions, said, spanning
 from tcccd.plugins.card.lexicon import (
     HEMOSTATIC,
     PRESSURE,
@@ -42,13 +42,20 @@ def tourniquets(s: Sentence) -> Iterator[Finding]:
     mentions = list(s.find(_TOURNIQUET))
     worded = {s.clause_of(m.start()) for m in mentions}
     mentions += [m for m in s.find(_DEVICE) if s.clause_of(m.start()) not in worded]  # "a second CAT was placed"
-    for mention in sorted(mentions, key=lambda m: m.start()):
+    mentions.sort(key=lambda m: m.start())
+    for i, mention in enumerate(mentions):
         clause_start, clause_end = s.clause_of(mention.start())
+        if i + 1 < len(mentions) and mentions[i + 1].start() < clause_end:  # "TQ left leg at 0905 TQ right arm"
+            clause_end = mentions[i + 1].start()
+        other = NEXT_CASUALTY.search(s.lower, mention.end(), clause_end)
+        clause_end = other.start() if other else clause_end
         device = next(s.find(_DEVICE, clause_start, clause_end), None)
         category = next(s.find(_CATEGORY, clause_start, clause_end), None)
         spans = [(mention.start(), mention.end())] + [(m.start(), m.end()) for m in (device, category) if m]
         dressed = [m.start() for rx in (_HEMOSTATIC, _PRESSURE) for m in s.find(rx, mention.end(), clause_end)]
         limbs = [r for r in regions(s, clause_start, min(dressed, default=clause_end)) if r.limb]  # not the dressing's
+        if any(r.start > mention.start() for r in limbs):  # "gsw right thigh tq right leg": the thigh is the wound's
+            limbs = [r for r in limbs if r.start > mention.start()]
         if not limbs and found and found[-1].what.limb is not None:
             found[-1] = _merged(found[-1], device, category, spans)
             continue

@@ -19,7 +19,16 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from tcccd.plugins.card.finding import TRAILING_SIDE, Finding, Region, distinct, regions, said, spanning
+from tcccd.plugins.card.finding import (
+    NEXT_CASUALTY,
+    TRAILING_SIDE,
+    Finding,
+    Region,
+    distinct,
+    regions,
+    said,
+    spanning,
+)
 from tcccd.plugins.card.lexicon import (
     BREATHING,
     DEVICES_NAMED_FOR_A_PART,
@@ -50,6 +59,8 @@ _TREATMENT = pattern([*TOURNIQUET_WORDS, *HEMOSTATIC, *PRESSURE, *BREATHING, *FL
                       "packed", "dressing", "bandage", "splint", "eye shield", "dressed", "bandaged", "covered",
                       "sealed", "irrigated", "cleaned"])
 _INJURY = pattern(INJURIES)
+# care or another casualty said after a wound in speech with no punctuation: the regions after it are not the wound's
+_CARE_OR_SWITCH = re.compile(_TREATMENT.pattern + r"|\b(?:tq|tourniquet)\b|" + NEXT_CASUALTY.pattern)
 _EXPLOSIVES = ("IED", "grenade", "RPG", "mortar", "artillery", "landmine")
 _LANDMARK = re.compile(r"\b(?:above|below|at|through|proximal\s+to|distal\s+to|just\s+(?:above|below))\s+"
                        r"(?:the\s+|his\s+|her\s+)?(?:(?:left|right)\s+)?$")
@@ -102,9 +113,11 @@ def injuries(s: Sentence) -> Iterator[Finding]:
             until = kinds[i + 1].start() if i + 1 < len(kinds) else clause_end
             other = _ANOTHER.search(s.lower, kind.end(), until)  # "... ankle, and a scalp lac": another injury's
             until = other.start() if other else until
+            care = _CARE_OR_SWITCH.search(s.lower, kind.end(), until)  # "gsw right thigh tq right leg": the TQ's leg
+            until = care.start() if care else until
             since = kind.start() if i else clause_start
             own = [_sided_after(s, r, kind, clause_end) for r in places if since <= r.start < until]
-            name, said_from = _kind_name(s, kind)
+            name, said_from = _kind_name(s, kind, kinds[i - 1].end() if i else None)
             for region in own:
                 yield spanning(Injury(region=region.name, injury=name), "injury.region",
                                (said_from, kind.end()), (region.start, region.end))
@@ -124,10 +137,11 @@ def _sided_after(s: Sentence, region: Region, kind: re.Match, clause_end: int) -
     return replace(region, side=SIDES[trailing.group(1)]) if trailing else region
 
 
-def _kind_name(s: Sentence, kind: re.Match) -> tuple[str, int]:
-    """The injury as the card writes it ('suspected fracture' for 'possible broken'), and where its words start."""
+def _kind_name(s: Sentence, kind: re.Match, after: int | None) -> tuple[str, int]:
+    """The injury as the card writes it ('suspected fracture' for 'possible broken'; a hedge said before an earlier
+    kind, `after` it ends, is that one's), and where its words start."""
     name = INJURIES[said(kind)]
-    hedge = _HEDGE.search(s.lower, max(s.clause_of(kind.start())[0], kind.start() - 40), kind.start())
+    hedge = _HEDGE.search(s.lower, max(s.clause_of(kind.start())[0], kind.start() - 40, after or 0), kind.start())
     return (f"{HEDGES[said(hedge, 1)]} {name}", hedge.start()) if hedge else (name, kind.start())
 
 

@@ -21,7 +21,7 @@ from tcccd.plugins.card.numbers import Number, first_number, numbers_in
 __all__ = ["Number", "Sentence", "first_number", "numbers_in", "split"]
 _SENTENCE_END = re.compile(r"[.!?;]+(?=\s|$)")
 _AFTER_DOSE = re.compile(r"\d\s*(?:g|mg|mcg|ml|cc|units?)\s+$")  # "2 g iv", "15 mg po": a route, whatever its case
-_CASE_SENSITIVE = {"in", "im", "po", "sl", "io", "iv", "tq", "hr", "rr", "lr", "ns", "sat", "cat"}
+_CASE_SENSITIVE = {"in", "im", "po", "sl", "io", "iv", "hr", "rr", "lr", "ns", "sat", "cat"}
 
 
 @dataclass

@@ -56,8 +56,8 @@ def _utterances(raw: list[Any]) -> list[Utterance]:
     return out
 
 
-TUNE_FILES = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8")  # eight writers' tune sets: rules may
-# change on them
+# eight writers' tune sets: rules may change on them
+TUNE_FILES = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8")
 SET_OF_FILE = {**dict.fromkeys(TUNE_FILES, "tune"), "heldout": "heldout"}  # file -> the half it belongs to
 
 

@@ -224,3 +224,17 @@ def test_what_came_to_a_thing_said_in_a_clause_after_it(card_stage: PluginHarnes
     """A removal, a failure or a hold said alone after the thing's own clause is about that thing; one that names
     something else ("the next dose") is not."""
     assert card_of(card_stage, heard) == lines
+
+
+@pytest.mark.parametrize("heard", [
+    "The bird is bringing two units of plasma.", "Should his pressure drop under eighty, I'm going straight to blood.",
+    "Doc from third squad packed the wound on his own guy.", "Ketamine is fine for him, he's not allergic.",
+    "Getting him on O2 now."])
+def test_deliveries_inverted_conditions_other_units_and_permissions_give_nothing(card_stage: PluginHarness,
+                                                                                 heard: str) -> None:
+    assert card_of(card_stage, heard) == set()
+
+
+def test_a_drug_given_with_a_unit_of_blood_names_the_blood_only_as_when(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Calcium 1 g IV with the second unit of whole blood.") == {
+        "c1 f medication[calcium] = 1 g", "c1 f medication[calcium].route = iv"}

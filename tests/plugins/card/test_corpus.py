@@ -1,7 +1,7 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune7`, by seven
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune8`, by eight
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
 figures, and the held-out half, which no test reads).
 
@@ -23,7 +23,7 @@ from tests.support.card_score import Score
 # (set, cases, recall floor, precision floor): floors set below what the rules reach, not at it
 TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 229, 0.90, 0.96),
              ("tune4", 217, 0.90, 0.94), ("tune5", 204, 0.93, 0.97), ("tune6", 210, 0.87, 0.93),
-             ("tune7", 215, 0.78, 0.92)]
+             ("tune7", 215, 0.86, 0.93), ("tune8", 210, 0.80, 0.91)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -43,7 +43,8 @@ def test_the_everyday_set_puts_nothing_on_any_card(tmp_path: Path) -> None:
 # Cases where the vocabulary step, with no audio to check it, writes a term nobody said, and the field it makes.
 UNCHECKED_REWRITES = {"w227": ("intubation", ("c1 e airway[et tube] = yes",)),
                       "z181": ("iv access", ("c1 e access[iv] = yes", "c1 e access[iv].time = 1330")),  # "IV again"
-                      "t7178": ("needle thoracostomy", ("c1 e breathing[needle decompression] = right",))}  # "Finger"
+                      "t7178": ("needle thoracostomy", ("c1 e breathing[needle decompression] = right",)),  # "Finger"
+                      "t8095": ("iv access", ("c1 e access[iv] = back",))}  # "iv resps back up" -> "iv access back up"
 # Fields the card makes where a tune set's writer read the words otherwise; the card's reading is kept, and why.
 READ_OTHERWISE = {
     ("x020", "c1 b injury[-] = suspected tbi"): "'possible TBI' is a suspected injury, as 'possible fracture' is",
@@ -56,7 +57,8 @@ READ_OTHERWISE = {
     ("z194", "c2 b injury[abdomen] = gunshot wound"): "'shot in the belly': the card names the belly the abdomen",
     ("t7202", "c1 b injury[abdomen] = penetrating wound"): "'wound to the belly' likewise",
     **{(case, "c1 f medication[fentanyl].route = otfc"): "OTFC (oral transmucosal fentanyl citrate) is how it was "
-       "given, as the other tune sets write it" for case in ("t7084", "t7132", "t7176", "t7186")},
+       "given, as the other tune sets write it"
+       for case in ("t7084", "t7132", "t7176", "t7186", "t8111", "t8201", "t8210")},
     ("t7168", "c1 b injury[back] = gunshot wound"): "'shot in the left shoulder, it exited out the back': the exit "
                                                      "wound is a wound of the back",
     ("t7115", "c1 b tourniquet[left leg] = extremity"): "'GSW left thigh TQ high and tight': the tourniquet said in "

@@ -186,3 +186,23 @@ def test_a_pulse_takes_the_place_said_next_to_it_not_a_wound_said_before_or_a_dr
     assert "c1 c vitals[~1000].pulse = 128" in lines
     assert not any("pulse_location" in line for line in lines)
     assert "c1 c vitals[~1000].pulse_location = left radial" in card_of(card_stage, "Weak left radial pulse, 118.")
+
+
+@pytest.mark.parametrize("heard, lines", [
+    ("gsw left thigh tq left leg at 0907",
+     {"c1 b injury[left thigh] = gunshot wound", "c1 b mechanism = gsw", "c1 b tourniquet[left leg] = extremity",
+      "c1 b tourniquet[left leg].time = 0907"}),
+    ("gave morphine 4 mg iv at 0933 zofran 4 mg iv too",
+     {"c1 f medication[morphine] = 4 mg", "c1 f medication[morphine].route = iv",
+      "c1 f medication[morphine].time = 0933", "c1 f medication[ondansetron] = 4 mg",
+      "c1 f medication[ondansetron].route = iv"}),
+    ("at 0940 pulse 118 at 0955 pulse 104", {"c1 c vitals[0940].pulse = 118", "c1 c vitals[0955].pulse = 104"}),
+    ("casualty one tq right arm 0921 casualty two npa in",
+     {"c1 b tourniquet[right arm] = extremity", "c1 b tourniquet[right arm].time = 0921", "c2 e airway[npa] = yes"}),
+    ("mist mechanism blast injuries possible broken right ankle signs pulse 96",
+     {"c1 b mechanism = blast", "c1 b injury[right ankle] = suspected fracture", "c1 c vitals[~1000].pulse = 96"})])
+def test_a_report_without_punctuation_keeps_each_slot_with_its_own_mention(card_stage: PluginHarness, heard: str,
+                                                                            lines: set[str]) -> None:
+    """A wound's regions stop at the care said after it, a tourniquet's limb is the one said after it, a time said
+    after one mention is not the next one's, and a report's section word ends a hedge's reach."""
+    assert card_of(card_stage, heard) == lines
