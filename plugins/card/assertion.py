@@ -28,7 +28,9 @@ from tcccd.plugins.card.phrases import Word, words
 from tcccd.plugins.card.sentences import Sentence
 
 DONE = "done"
-EXEMPT = {"allergies": {"allergy", "history"}, "injury": {"possible"}, "mechanism": {"possible"}}
+EXEMPT = {"allergies": {"allergy", "history"}, "injury": {"possible"}, "mechanism": {"possible"},
+          # a reading's value said as an estimate ("pulse maybe 130") is still a reading taken
+          **dict.fromkeys(("pulse", "bp", "rr", "spo2", "pain"), {"possible"})}
 _CLOSES_LIST = re.compile(r"\b(?:and|or|nor)\b")
 _CLOSES_NEGATED_LIST = re.compile(r"\b(?:or|nor)\b")
 _REFERS_BACK = re.compile(r"\b(?:he|he['’]s|his|him|she|she['’]s|her)\b")

@@ -35,7 +35,8 @@ _FILLER = re.compile(r"(?:[\s:,]*\b(?:is|was|are|were|of|at|now|about|around|app
                      r"weak|thready|only|just|a|an|been|has|had|on|room|air|by|palp|palpated|palpation|remains|"
                      r"'s|’s|stable|improved|improving|back|sitting|running|measured|and|there|bounding|regular|"
                      r"irregular|rapid|fast|slow|faint|fair|good|okay|ok|rate['’]s|shallow|labored|laboured|deep|"
-                     r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed|says|shows|showing|like|it)\b|"
+                     r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed|says|shows|showing|like|it|"
+                     r"maybe|probably)\b|"
                      r"['’]s\b)*[\s:,]*")
 _CLOCK = re.compile(r"\d{4}")  # four digits written: a clock time, never a reading
 _AT_CLOCK = re.compile(r"(?:\d{4}|(?:oh|zero)(?:[\s-]+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
@@ -50,7 +51,7 @@ _SITE = re.compile(r"(?:\b(?:left|right)\s+)?" + alternation(PULSE_SITES) + r"(?
 _NEXT_TO = re.compile(r"(?:\s|,|['’]s\b|\b(?:at|the|his|her|on|in|a|weak|strong|thready|bounding)\b)*")
 _AFTER_CHARS = 30  # "pulse 120, no radial though, that's carotid"; not the neck a dressing went in later
 _NUMBER_FIRST = re.compile(r"\s*(?:an?\s+)?$")  # "a hundred and twelve heart rate": the reading said first
-_OVER = re.compile(r"\s+over\s+")
+_OVER = re.compile(r"(?:-?ish)?\s+over\s+")  # "ninety-ish over sixty"
 _OVER_PALP = re.compile(r"(?<![\w./])(\d{2,3})\s+over\s+(?:palp|palpation|palpated)\b")
 _BP = re.compile(alternation(BP_WORDS))
 _RATIO = re.compile(r"(\d{2,3})\s*/\s*(\d{2,3})\b")
@@ -79,11 +80,12 @@ _REACTS = re.compile(r"\b(?:respond(?:s|ing)?|react(?:s|ing)?|a?rousable|withdra
 # a reaction said with what brings it on: "he'll open his eyes if you yell at him", "pulls away when I pinch him";
 # the condition is part of the finding's words, so "if"/"when"/"'ll" say how he reacts, not a plan or a condition
 _REACTS_WHEN = re.compile(r"(?:\b(?:he|she)(?:['’]ll|\s+will)\s+)?\b(?:opens?\s+(?:his\s+|her\s+)?eyes|pulls?\s+away|"
-                          r"withdraws?|moans?|groans?|grimaces?|flinch(?:es)?|mumbles?)\s+(?:only\s+)?(?:if|when)\s+"
-                          r"(?:you|i|we|someone|somebody)\s+(?:(?P<v>yell|shout|talk|speak|call|say)|pinch|rub|squeeze|"
-                          r"press|poke)")
+                          r"withdraws?|moans?|groans?|grimaces?|flinch(?:es)?|mumbles?|squeezes?\s+(?:my|your)\s+hand|"
+                          r"answers?)\s+(?:only\s+)?(?:if|when)\s+(?:you|i|we|someone|somebody)\s+"
+                          r"(?:(?P<v>yell|shout|talk|speak|call|say|tell|ask)|pinch|rub|squeeze|press|poke|grind)")
 # the level said by its letter, of him now: "he's a V", "she's an A" (written as the letter, in capitals)
-_LETTER = re.compile(r"(?i:\b(?:he|she|patient|casualty)(?:['’]s|\s+is)\s+(?:now\s+)?an?)\s+(?P<l>[AVPU])\b(?![’'&-])")
+_LETTER = re.compile(r"(?i:\b(?:he|she|patient|casualty)(?:['’]s|\s+is)\s+(?:now\s+|only\s+|just\s+)?an?)\s+"
+                     r"(?P<l>[AVPU])\b(?![’'&-])")
 _VERBAL = ("voice", "verbal", "verbal stimuli", "verbal stimulus", "his name", "her name", "commands", "speech")
 _OUT_OF_TEN = re.compile(r"\s*(?:out\s+of\s+(?:10|ten)|of\s+(?:10|ten)|/\s*10)")
 

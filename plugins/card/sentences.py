@@ -21,6 +21,8 @@ from tcccd.plugins.card.numbers import Number, first_number, numbers_in
 __all__ = ["Number", "Sentence", "first_number", "numbers_in", "split"]
 _SENTENCE_END = re.compile(r"[.!?;]+(?=\s|$)")
 _AFTER_DOSE = re.compile(r"\d\s*(?:g|mg|mcg|ml|cc|units?)\s+$")  # "2 g iv", "15 mg po": a route, whatever its case
+_READINGS = ("hr", "rr", "sat")  # "hr 124", "rr 24": a reading, not "1 hr"
+_NUMBER_NEXT = re.compile(r"\s+\d")
 _CASE_SENSITIVE = {"in", "im", "po", "sl", "io", "iv", "hr", "rr", "lr", "ns", "sat", "cat"}
 
 
@@ -48,7 +50,8 @@ class Sentence:
                                       self.end if end is None else end):
             said = self.text[match.start():match.end()]
             if said.lower() in _CASE_SENSITIVE and not said.isupper() and \
-                    not _AFTER_DOSE.search(self.lower, max(0, match.start() - 12), match.start()):
+                    not _AFTER_DOSE.search(self.lower, max(0, match.start() - 12), match.start()) and \
+                    not (said.lower() in _READINGS and _NUMBER_NEXT.match(self.lower, match.end())):
                 continue
             yield match
 

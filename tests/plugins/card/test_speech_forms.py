@@ -152,3 +152,24 @@ def test_a_denial_said_without_punctuation_stops_at_the_next_act(card_stage: Plu
 def test_forms_as_the_recogniser_writes_them(card_stage: PluginHarness, heard: str, lines: set[str]) -> None:
     """Lower-case routes after a dose, a unit written against its number, a clock time with a colon."""
     assert card_of(card_stage, heard) == lines
+
+
+@pytest.mark.parametrize("heard, line", [
+    ("hr 132 rr 28", "c1 c vitals[~1000].rr = 28"), ("hr 132 rr 28", "c1 c vitals[~1000].pulse = 132"),
+    ("His pressure's eighty-ish over fifty.", "c1 c vitals[~1000].bp = 80/50"),
+    ("He opens his eyes only when I grind on his sternum.", "c1 c vitals[~1000].avpu = p"),
+    ("Hold the morphine, she's only a P.", "c1 c vitals[~1000].avpu = p"),
+    ("Pulse maybe one forty, hard to count.", "c1 c vitals[~1000].pulse = 140")])
+def test_readings_said_lower_case_as_an_estimate_or_by_what_rouses_him(card_stage: PluginHarness, heard: str,
+                                                                       line: str) -> None:
+    assert line in card_of(card_stage, heard)
+
+
+@pytest.mark.parametrize("heard, lines", [
+    ("Sats ninety, or rather ninety two.", {"c1 c vitals[~1000].spo2 = 92%"}),
+    ("Morphine four IM, wait, IV.", {"c1 f medication[morphine] = 4", "c1 f medication[morphine].route = iv"}),
+    ("TQ left arm at oh nine twenty, wait, oh nine fifteen.",
+     {"c1 b tourniquet[left arm] = extremity", "c1 b tourniquet[left arm].time = 0915"})])
+def test_or_rather_and_wait_restate_a_number_a_route_or_a_time(card_stage: PluginHarness, heard: str,
+                                                               lines: set[str]) -> None:
+    assert card_of(card_stage, heard) == lines
