@@ -71,10 +71,11 @@ def onnx_engine(source: Any, model: str | Path | None, tokenizer: Any, cache_dir
         export_in_child(model, cache_dir)
     if not (encoder_file.is_file() and decoder_files.cached()):
         raise BackendUnavailable(f"the ONNX export wrote no {encoder_file.name} or {decoder_files.step.name}")
+    engine = OnnxEngine(OnnxEncoder(encoder_file, threads), OnnxSteps(decoder_files, source.dims["n_text_ctx"]),
+                        tokenizer)
     source.state = {}
     mmap_large_blocks()  # the encoder's activations go back to the kernel after each window (tcccd.kit.heap)
-    return OnnxEngine(OnnxEncoder(encoder_file, threads), OnnxSteps(decoder_files, source.dims["n_text_ctx"]),
-                      tokenizer)
+    return engine
 
 
 def usable_device(device: str) -> tuple[str, Fallback | None]:

@@ -45,6 +45,20 @@ class BackendUnavailable(RuntimeError):
     """This backend cannot run on this machine (no GPU, no TensorRT, a failed engine build): try the next one."""
 
 
+def cpu_session(path: Path, options: Any) -> Any:
+    """An ONNX Runtime CPU session of an exported graph; a runtime that cannot load it (one older than the onnx
+    that wrote it: "Unsupported model IR version", seen with onnx 1.23 beside onnxruntime 1.30) is a backend that
+    cannot run here, said with the reason, not a crash."""
+    import onnxruntime as ort
+    from onnxruntime.capi.onnxruntime_pybind11_state import Fail, InvalidGraph, InvalidProtobuf
+
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except (Fail, InvalidGraph, InvalidProtobuf) as exc:
+        reason = str(exc).strip().splitlines()[-1][-240:]
+        raise BackendUnavailable(f"onnxruntime {ort.__version__} cannot load {Path(path).name}: {reason}") from None
+
+
 class EncoderBackend(Protocol):
     name: str
 
@@ -156,7 +170,7 @@ class OnnxEncoder:
         # torch shares this process: spinning ORT threads would steal its cores (measured: both slow down).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        self.session = cpu_session(self.path, options)
         # One encode at a time: a 30 s window's activations peak ~200 MB above the weights (its attention
         # scores alone are 6 x 1500 x 1500 floats per layer), and two side by side already share all the cores.
         self.lock = threading.Lock()

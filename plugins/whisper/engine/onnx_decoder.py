@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from tcccd.plugins.whisper.engine.decoding import DecodeOptions, WindowResult, decode_window
-from tcccd.plugins.whisper.engine.encoders import ONNX_OPSET, BackendUnavailable, weights_digest
+from tcccd.plugins.whisper.engine.encoders import ONNX_OPSET, BackendUnavailable, cpu_session, weights_digest
 from tcccd.plugins.whisper.engine.tokenizer import Tokenizer
 
 DECODER_EXPORT_SETTINGS = f"decoder-step-scores-crosskt-int8proj-fbgemm7bit-opset{ONNX_OPSET}-v3"
@@ -104,7 +104,7 @@ def _session(path: Path, threads: int) -> Any:
     options.enable_cpu_mem_arena = False  # shapes change every step: nothing to keep between calls
     options.enable_mem_pattern = False  # a plan per cache length would only grow
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    return cpu_session(path, options)
 
 
 class OnnxSteps:

@@ -155,3 +155,28 @@ def test_files_are_keyed_by_the_decoder_weights_and_the_alignment_heads(tmp_path
 def test_no_torch_module_is_kept_on_the_onnx_engine(onnx_transcriber):
     assert onnx_transcriber.model is None
     assert isinstance(onnx_transcriber.engine.steps, OnnxSteps)
+
+
+def test_graphs_the_runtime_cannot_load_fall_back_to_torch_with_the_reason(tmp_path, sentence_audio):
+    """An onnxruntime older than the onnx that exported the graphs refuses them ("Unsupported model IR version"):
+    seen on a machine with onnx 1.23 and onnxruntime 1.30. Here the cached graphs say an IR version no runtime
+    knows; the transcriber falls back to the next backend and says why, instead of crashing."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from tcccd.plugins.whisper.engine.encoders import onnx_path
+
+    source = read_model_source(None)
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    future = helper.make_model(graph, ir_version=99)
+    files = DecoderFiles.for_state(tmp_path, source.state, source.alignment_heads)
+    for path in (onnx_path(tmp_path, source.state, heads_apart=True), files.step, files.cross, files.proj):
+        onnx.save(future, str(path))
+    loaded = Transcriber.load(None, backend="onnxruntime", cache_dir=tmp_path, threads=2, fallback_backends=("torch",))
+    assert loaded.backend == "torch"
+    assert loaded.fallbacks and all(f.skipped.startswith("onnxruntime") for f in loaded.fallbacks)
+    assert all("cannot load whisper-" in f.reason and "IR version" in f.reason for f in loaded.fallbacks), \
+        loaded.fallbacks
+    assert loaded.transcribe(sentence_audio, DecodeOptions(beam_size=1)).text
