@@ -8,6 +8,18 @@
   snac       the snac stage on CUDA FP16 (seeded random snac_24khz weights, as bench/tts.py): RTF, first audio.
 Anchor for the Jetson (whisper_trt, Orin Nano): tiny.en, 20 s of audio in 0.64 s, 488 MB (RSS delta).
 Usage: python bench/gpu.py [--repeats 10] [--threads 2]
+
+Measured on the lent GPU machine (one NVIDIA H100 80GB HBM3, driver 580.159.04, python3.12 with torch
+2.11.0+cu130 and onnxruntime 1.30; tcccd's own dependencies and Whisper tiny.en carried as wheels and files;
+espeak-ng's renderings of the two sentences carried from the development machine), --repeats 5, 2 CPU threads,
+commit 59578d0. Encoder ms median / p99, 5 s and 30 s: torch CPU fp32 33.8 / 37.3 and 220.3 / 278.1; onnxruntime
+CPU 34.8 / 35.4 and 281.4 / 285.8; torch CUDA fp16 2.2 / 2.2 and 2.4 / 2.5 (92x the CPU at 30 s). Utterance end to
+end (6.3 s): torch CPU 264.5 / 299.7 ms (+344 MB RSS), onnxruntime CPU 264.2 / 361.5 ms (+244 MB; its decoder
+graphs were refused by that onnxruntime, "Unsupported model IR version", so it ran with the torch decoder), torch
+CUDA fp16 53.9 / 54.2 ms (+318 MB RSS, 73 MB CUDA peak); CUDA wrote "breathing" where both CPU rows wrote
+"reeling". TensorRT: not installable there. SNAC on CUDA FP16 (random weights, 9.6 s): RTF 0.006, first audio
+5.0 ms after frame 4, 151 MB CUDA peak. The `gpu` tests (tests/plugins/whisper/engine/test_cuda.py,
+tests/plugins/snac/test_cuda.py): 7 passed. None of this is the Jetson: it shows the CUDA paths run and agree.
 """
 
 from __future__ import annotations
