@@ -14,8 +14,9 @@ Measured on the lent GPU machine (one NVIDIA H100 80GB HBM3, driver 580.159.04, 
 espeak-ng's renderings of the two sentences carried from the development machine), --repeats 5, 2 CPU threads,
 commit 59578d0. Encoder ms median / p99, 5 s and 30 s: torch CPU fp32 33.8 / 37.3 and 220.3 / 278.1; onnxruntime
 CPU 34.8 / 35.4 and 281.4 / 285.8; torch CUDA fp16 2.2 / 2.2 and 2.4 / 2.5 (92x the CPU at 30 s). Utterance end to
-end (6.3 s): torch CPU 264.5 / 299.7 ms (+344 MB RSS), onnxruntime CPU 264.2 / 361.5 ms (+244 MB; its decoder
-graphs were refused by that onnxruntime, "Unsupported model IR version", so it ran with the torch decoder), torch
+end (6.3 s): torch CPU 264.5 / 299.7 ms (+344 MB RSS), onnxruntime CPU 264.2 / 361.5 ms (+244 MB; the first run
+crashed there, that onnxruntime refusing the decoder graphs its onnx 1.23 wrote, "Unsupported model IR version";
+with the refusal now a fallback the row loads, so its decoder is the torch one), torch
 CUDA fp16 53.9 / 54.2 ms (+318 MB RSS, 73 MB CUDA peak); CUDA wrote "breathing" where both CPU rows wrote
 "reeling". TensorRT: not installable there. SNAC on CUDA FP16 (random weights, 9.6 s): RTF 0.006, first audio
 5.0 ms after frame 4, 151 MB CUDA peak. The `gpu` tests (tests/plugins/whisper/engine/test_cuda.py,
