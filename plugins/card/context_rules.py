@@ -131,6 +131,7 @@ class ContextRules:
                                     entry.scope, entry.position, phrases(entry.terminated_by), entry.may_be_done))
                     for category, entries in parsed.categories.items() for entry in entries]
         filler = "|".join(_phrase(f) for f in sorted(parsed.fillers, key=len, reverse=True)) or "(?!)"
+        past = [w for e in parsed.done if e.past_tense for w in e.words]  # act words that say the act is over
         return cls(index=PhraseIndex([(w, t) for entry, t in triggers for w in entry.words]),
                    patterned=tuple(t for _, t in triggers if t.rx is not None),
                    any_patterned=re.compile("|".join(f"(?:{t.rx.pattern})" for _, t in triggers if t.rx is not None)
@@ -138,9 +139,8 @@ class ContextRules:
                    pseudo=PhraseIndex([(w, None) for e in parsed.pseudo for w in e.words]),
                    pseudo_patterns=tuple(re.compile(e.pattern) for e in parsed.pseudo if e.pattern),
                    done=PhraseIndex([(w, e.past_tense) for e in parsed.done for w in e.words]),
-                   terminators=phrases(parsed.terminators + [f"and {w}" for e in parsed.done if e.past_tense
-                                                             for w in e.words]),
-                   acted=re.compile(r"(?:" + "|".join(_phrase(w) for e in parsed.done if e.past_tense for w in e.words)
+                   terminators=phrases(parsed.terminators + [f"and {w}" for w in past]),
+                   acted=re.compile(r"(?:" + "|".join(_phrase(w) for w in past)
                                     + r")(?=\s+(?:it|him|her|them|the|a|an|his|some)\b)"),
                    corrections=re.compile("|".join([_phrase(w, between=r"[\s,]+") for w in sorted(
                        set(parsed.corrections), key=len, reverse=True)] + parsed.correction_patterns)),

@@ -23,8 +23,8 @@ _LEAD = (r"\s*(?:(?:um|uh|ok|okay|so|and|now)\s+)*"
          r"(?:(?:(?:first|second|third|fourth|fifth)\s+)?(?:casualty|patient)(?:\s+(?:number\s+)?\w+)?\s*)?"
          r"(?:(?:he|she)(?:['’]s|\s+is)?\s+(?:going\s+out\s+(?:as\s+)?)?(?:an?\s+)?)?"
          r"(?:(?:is|as)\s+)?(?:(?:no|not)\s+)?")
-_ON_A = r"(?:on\s+an?\s+)?"
-_SUBJECT = re.compile(r"\b(?:he|she|casualty|patient)\b")  # "going out urgent, on a litter"
+_ON_A = r"(?:on\s+an?\s+)?"  # "going out urgent, on a litter"
+_SUBJECT = re.compile(r"\b(?:he|she|casualty|patient)\b")
 _CATEGORY_ALONE = re.compile(_LEAD + r"(?:evac(?:uation)?\s+)?(?:category\s+|precedence\s+)?(?:is\s+)?(?P<v>"
                              + choices(EVAC_CATEGORIES) + r")(?:\s+(?:evac|evacuation|precedence))?"
                              r"(?:\s*,?\s*(?:and\s+)?" + _ON_A + "(?:" + choices(MOBILITY) + r"))?\s*$")

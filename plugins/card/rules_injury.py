@@ -60,7 +60,7 @@ _TREATMENT = pattern([*TOURNIQUET_WORDS, *HEMOSTATIC, *PRESSURE, *BREATHING, *FL
                       "sealed", "irrigated", "cleaned"])
 _INJURY = pattern(INJURIES)
 # care or another casualty said after a wound in speech with no punctuation: the regions after it are not the wound's
-_CARE_OR_SWITCH = re.compile(_TREATMENT.pattern + r"|\b(?:tq|tourniquet)\b|" + NEXT_CASUALTY.pattern)
+_CARE_OR_SWITCH = re.compile(_TREATMENT.pattern + "|" + NEXT_CASUALTY.pattern)
 _EXPLOSIVES = ("IED", "grenade", "RPG", "mortar", "artillery", "landmine")
 _LANDMARK = re.compile(r"\b(?:above|below|at|through|proximal\s+to|distal\s+to|just\s+(?:above|below))\s+"
                        r"(?:the\s+|his\s+|her\s+)?(?:(?:left|right)\s+)?$")
