@@ -71,8 +71,8 @@ def onnx_engine(source: Any, model: str | Path | None, tokenizer: Any, cache_dir
         export_in_child(model, cache_dir)
     if not (encoder_file.is_file() and decoder_files.cached()):
         raise BackendUnavailable(f"the ONNX export wrote no {encoder_file.name} or {decoder_files.step.name}")
-    engine = OnnxEngine(OnnxEncoder(encoder_file, threads), OnnxSteps(decoder_files, source.dims["n_text_ctx"]),
-                        tokenizer)
+    steps = OnnxSteps(decoder_files, source.dims["n_text_ctx"], threads)
+    engine = OnnxEngine(OnnxEncoder(encoder_file, threads), steps, tokenizer)
     source.state = {}
     mmap_large_blocks()  # the encoder's activations go back to the kernel after each window (tcccd.kit.heap)
     return engine
