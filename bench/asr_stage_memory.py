@@ -13,7 +13,8 @@ Measured on the 2-core machine shared with other sessions (memory does not depen
 each set, MB: at 27ceddd (before the decoder graphs were merged) start 369, medical_eval 395, real 418, 45 s
 503 (over the goal); at fb24659 295 / 325 / 347 / 397 (met): one decoder graph instead of two (~80 MB
 resident), candidate texts scored after one shared prefix, logits in pieces, the alignment's median filter a
-head at a time.
+head at a time. At d04a882 (the decoder's graphs on the stage's 2 threads) 338 / 338 / 350 / 418 (met), beside
+339 / 339 / 351 / 403 for the same code on one decoder thread in the same hour: +15 MB on the 45 s recording.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def main() -> None:
     sets = {"medical_eval": asr_corpus.build_split("medical_eval", OUT), "real": asr_corpus.real_speech(),
             "45 s recording": [asr_corpus.build_long(OUT, split="medical_eval_b")]}
     with whisper_daemon(OUT / "daemon-cache", {"params": {"beam_size": 5}}) as client:
-        pid = next(s for s in client.status_report().stages if s.name == "asr").pid
+        pid = next(s for s in client.status().stages if s.name == "asr").pid
         print(f"{'after':<24} {'clips':>6} {'s':>7} {'VmRSS MB':>9} {'VmHWM MB':>9}")
         print(f"{'start (warm)':<24} {0:>6} {0:>7} " + "{rss:>9.0f} {hwm:>9.0f}".format(**memory_mb(pid)))
         for name, clips in sets.items():
