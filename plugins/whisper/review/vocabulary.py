@@ -140,12 +140,15 @@ class VocabularyCorrector:
     def find(self, words: list[str], breaks: set[int] | None = None) -> list[Correction]:
         """Best non-overlapping corrections, most similar first; none of a number word across a punctuation mark
         (`breaks`: the word positions a mark comes before): "eighty nine, I mean ninety eight" is a reading and its
-        correction, never "9-line". A term's own words may be split by a mark ("drink, Sami Casid")."""
+        correction, never "9-line". A term of several words may be split by a mark ("drink, Sami Casid"); a
+        one-word term never is: a mark is a pause, and nobody pauses inside one word ("the tibia, I think" is
+        not "the TBI think")."""
         scores = self._similarities(words)
         cut, spoken = breaks or set(), SpokenNumbers(words)
         candidates = [
             Correction(start, end, term, sim) for (start, end, term), sim in scores.items()
             if sim >= self._needed(term) and self._keeps_numbers(spoken, start, end, term, cut)
+            and (" " in term.strip() or cut.isdisjoint(range(start + 1, end)))
             and _plain(" ".join(words[start:end])) not in _said_as(term)
             and sim > scores.get((start + 1, end, term), -1.0) and sim > scores.get((start, end - 1, term), -1.0)
             and not self._heard_as_said(words[start:end], term) and not _changes_form(words[end - 1], term)

@@ -96,6 +96,13 @@ def test_a_term_saying_the_same_numbers_as_the_run_is_still_found(corrector, hea
     assert corrector.correct(heard) == meant
 
 
+@pytest.mark.parametrize("heard", ["Open fracture of the tibia, I think.", "Pain in the tibia, I guess.",
+                                   "He has a turn, a kit on the left leg."])
+def test_a_run_split_by_a_mark_never_becomes_a_one_word_term(corrector, heard):
+    """A mark is a pause between two phrases: "tibia, I" is never "TBI", "turn, a kit" never "tourniquet"."""
+    assert corrector.correct(heard) == heard
+
+
 def test_hex_ten_stays_as_heard_as_tiny_en_was_never_seen_writing_hextend_so(corrector):
     """'hex ten' -> 'Hextend' would drop a ten that may be a volume said; on 42 clips saying Hextend tiny.en wrote
     'hex end', 'Hexton', 'next end'... and never 'hex ten' (bench/asr_hextend.py), so no exception is kept."""
