@@ -25,6 +25,8 @@ from tcccd.plugins.whisper.review.said_numbers import SpokenNumbers, numbers_sai
 
 MAX_RUN_WORDS = 5
 MIN_FUZZY_PHONEMES = 6
+REST_MIN_SIMILARITY = 0.5  # a run's words beside one it shares with the term: "claws" -> "gauze" 0.75, "NASA fire
+# and deal" -> "nasopharyngeal" 0.73, "is" -> "seal" 0.33, "me a" -> "CAT" 0.0
 # Words that say a thing is not there, or not now: a rewrite never takes one away.
 NOT_NOW = frozenset({"no", "not", "nor", "never", "none", "nothing", "neither", "without", "cannot", "nil", "old",
                      "prior", "previous", "history"})
@@ -148,10 +150,11 @@ class VocabularyCorrector:
         candidates = [
             Correction(start, end, term, sim) for (start, end, term), sim in scores.items()
             if sim >= self._needed(term) and self._keeps_numbers(spoken, start, end, term, cut)
-            and (" " in term.strip() or cut.isdisjoint(range(start + 1, end)))
+            and self._keeps_phrases(start, end, term, cut)
             and _plain(" ".join(words[start:end])) not in _said_as(term)
             and sim > scores.get((start + 1, end, term), -1.0) and sim > scores.get((start, end - 1, term), -1.0)
             and not self._heard_as_said(words[start:end], term) and not _changes_form(words[end - 1], term)
+            and self._rest_sounds_alike(words[start:end], term)
             and not any(_not_now(w) for w in words[start:end])
         ]
         chosen: list[Correction] = []
@@ -170,10 +173,34 @@ class VocabularyCorrector:
             return False
         return spoken.of_run(start, end) == self._term_numbers[term]
 
+    @staticmethod
+    def _keeps_phrases(start: int, end: int, term: str, breaks: set[int]) -> bool:
+        """A one-word term is never made of words a punctuation mark splits (see `find`)."""
+        return " " in term.strip() or breaks.isdisjoint(range(start + 1, end))
+
     def _heard_as_said(self, run: list[str], term: str) -> bool:
         """One common word where the term is one word too: the speaker may have said just that (see the class)."""
         return self.common_word is not None and len(run) == 1 and " " not in term.strip() \
             and self.common_word(run[0].lower())
+
+    def _rest_sounds_alike(self, run: list[str], term: str) -> bool:
+        """Where the run and the term share their first or last word, whether the rest of the run sounds like the
+        rest of the term on its own: the shared word carried "me a tourniquet" to "CAT tourniquet" and "chest
+        is" to "chest seal", writing a word nobody said beside one that was heard right."""
+        from rapidfuzz.distance import Levenshtein
+
+        heard, said = list(run), term.split()
+        if len(heard) < 2 or len(said) < 2:
+            return True
+        if _plain(heard[-1]) == _plain(said[-1]):
+            heard, said = heard[:-1], said[:-1]
+        elif _plain(heard[0]) == _plain(said[0]):
+            heard, said = heard[1:], said[1:]
+        else:
+            return True
+        rest_heard = "".join(self._phonemizer.sounds(w) for w in heard)
+        rest_said = self._phonemizer.sounds(" ".join(said))
+        return 1.0 - Levenshtein.normalized_distance(rest_heard, rest_said) >= REST_MIN_SIMILARITY
 
     def _already_terms(self, words: list[str]) -> set[int]:
         """Word positions inside a run of words that already spells a multi-word term ("hemostatic gauze" must not

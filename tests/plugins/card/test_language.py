@@ -185,7 +185,7 @@ def test_what_whisper_makes_of_the_kit_s_voice_is_read_as_said(harness: PluginHa
     result = said(harness, "Tourniquet applied high on the left leg at zero nine twelve. C-A-T tourniquet.")
     [tq] = result.events
     assert (tq.what.limb, tq.what.device, tq.time.at_hhmm) == ("left leg", "CAT", "0912")
-    assert tq.words.text == "Tourniquet applied high on the left leg at 0912. CAT tourniquet"
+    assert tq.words.text == "Tourniquet applied high on the left leg at 0912. C-A-T tourniquet"
     assert [e.what.limb for e in said(harness, "Tourniquet to the left leg. Tourniquet to the right arm.").events] \
         == ["left leg", "right arm"]
     [tq] = said(harness, "Tourniquet applied high on the left light at zero nine twelve. C-A-T, tourniquet.").events

@@ -79,17 +79,26 @@ def test_the_safety_set_gets_no_clinical_term_that_was_not_said(harness, corpus)
     assert not invented
 
 
-@pytest.mark.parametrize(("index", "rate", "said", "term"), [
-    ("011", "0.8", "chest in", "chest seal"), ("011", "1.25", "chest in", "chest seal"),
-])
-def test_a_sound_alike_term_the_audio_does_not_support_stays_as_heard_and_is_listed(harness, index, rate, said,
-                                                                                   term):
-    [segment] = transcribe(harness, (SAFETY / f"{index}-{rate}.flac").read_bytes())["segments"]
-    assert said in segment["text"] and term not in segment["text"] and not segment["corrections"]
-    [entry] = [c for c in segment["considered"] if c["proposed"] == term]
-    assert entry["heard"] == said and entry["kind"] == "vocabulary" and entry["reason"]
+def test_a_sound_alike_term_the_audio_does_not_support_stays_as_heard_and_is_listed(harness):
+    """espeak-ng saying "tourniquet applied at zero nine fifteen": tiny.en writes "Turn the kit", and the audio
+    scores that better than "Tourniquet" by more than the margin: the text stays as heard, the proposal is listed
+    with both scores."""
+    [segment] = transcribe(harness, (ROOT / "tests" / "data" / "espeak-samples" / "tourniquet.wav").read_bytes(
+    ))["segments"]
+    assert "Turn the kit" in segment["text"] and "Tourniquet" not in segment["text"] and not segment["corrections"]
+    [entry] = [c for c in segment["considered"] if c["proposed"] == "Tourniquet"]
+    assert entry["heard"] == "Turn the kit" and entry["kind"] == "vocabulary" and entry["reason"]
     margin = ReviewSettings().vocabulary_margin_logprob
     assert entry["audio_logprob_proposed"] < entry["audio_logprob_heard"] - margin
+
+
+@pytest.mark.parametrize("rate", ["0.8", "1.25"])
+def test_a_term_sharing_a_word_with_what_was_heard_is_proposed_only_if_the_rest_sounds_alike(harness, rate):
+    """'the chest in both chairs': with "chest" set aside, "in" is nothing like "seal" (vocabulary.py); the audio
+    rejected "chest seal" too, but no longer has to."""
+    [segment] = transcribe(harness, (SAFETY / f"011-{rate}.flac").read_bytes())["segments"]
+    assert "chest in" in segment["text"] and not segment["corrections"]
+    assert not [c for c in segment["considered"] if c["proposed"] == "chest seal"]
 
 
 @pytest.mark.parametrize(("index", "said", "term"), [

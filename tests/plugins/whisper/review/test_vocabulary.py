@@ -103,6 +103,14 @@ def test_a_run_split_by_a_mark_never_becomes_a_one_word_term(corrector, heard):
     assert corrector.correct(heard) == heard
 
 
+@pytest.mark.parametrize("heard", ["Chuck me a tourniquet and some gauze, quick.",
+                                   "Chest is clear both sides, no need for a seal."])
+def test_a_word_heard_right_never_brings_an_unheard_one_into_a_term(corrector, heard):
+    """"me a tourniquet" is not "CAT tourniquet" and "chest is" not "chest seal": with the shared word set aside,
+    what is left does not sound like the rest of the term."""
+    assert corrector.correct(heard) == heard
+
+
 def test_hex_ten_stays_as_heard_as_tiny_en_was_never_seen_writing_hextend_so(corrector):
     """'hex ten' -> 'Hextend' would drop a ten that may be a volume said; on 42 clips saying Hextend tiny.en wrote
     'hex end', 'Hexton', 'next end'... and never 'hex ten' (bench/asr_hextend.py), so no exception is kept."""

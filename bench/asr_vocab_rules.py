@@ -1,17 +1,21 @@
-"""What the vocabulary step's numbers rule (vocabulary.py: a run becomes a term only if the term says the same
-numbers) changes on the ASR sets, with and without it on the same decoder text and the same audio.
+"""What the vocabulary step's rules (vocabulary.py) change on the ASR sets, with and without them on the same
+decoder text and the same audio.
+
+Rules (`--without`, any of them): `numbers` (a run becomes a term only if the term says the same numbers),
+`marks` (a one-word term is never made of words a punctuation mark splits), `shared-word` (where the run and the
+term share a first or last word, the rest must sound alike on its own).
 
 The whisper stage runs in-process (beam 5, bias on: bench/asr.py's `tcccd` column) once per clip of every set of
 bench/asr.py. For each segment the decoder writes, the review is decided twice on the same encoder output: with
-the corrector as shipped and with the corrector as it was before the rule (number words refused only across a
-punctuation mark); every proposal of either is checked against the audio as the stage does. The reply is the
-shipped one; the clip's text without the rule is the reply with each segment's text replaced by the other
-decision. Per set: vocabulary proposals the rule refuses and how many of those the audio would have kept,
-proposals only the rule lets through (a run freed for another term), WER, numbers written wrong
-(asr_review_metrics.number_errors) and invented clinical terms, without / with the rule. `tune` may shape the rule;
-every other set is reporting only.
+the corrector as shipped and with the named rules off; every proposal of either is checked against the audio as
+the stage does. The reply is the shipped one; the clip's text without the rules is the reply with each segment's
+text replaced by the other decision. Per set: vocabulary proposals the rules refuse and how many of those the
+audio would have kept, proposals only the rules let through (a run freed for another term), WER, numbers written
+wrong (asr_review_metrics.number_errors) and invented clinical terms, without / with the rules. `tune` may shape
+the rules; every other set is reporting only.
 
-Measured (the commit that added this file, 2-core machine, 4.6 min; WER exact), without -> with the rule:
+Measured, `--without numbers` (the commit that added the rule, 2-core machine, 4.6 min; WER exact), without ->
+with the rule:
 real (51 clips) 3.01 -> 3.01 %, numbers wrong 1 -> 1; medical_eval (30) 33.47 -> 33.47 %, 6 -> 6;
 medical_eval_b (30) 28.29 -> 28.29 %, 6 -> 6; safety (120) 7.49 -> 7.49 %, 0 -> 0; heldout (20) 36.30 -> 36.30 %,
 2 -> 2; long (45 s) 20.69 -> 20.69 %, 10 -> 10; long_real (72 s) 2.04 -> 2.04 %, 0 -> 0; tune (40, tuning)
@@ -20,7 +24,14 @@ proposals, every one of which the audio had rejected: safety 9 ('first one' -> F
 line' -> 9-line, 3 Piper rates each), tune 1 ('first one' -> FAST1). No proposal appeared that the rule let
 through; every segment was replayed. On these sets the audio check already stopped what the rule stops.
 
-    .venv/bin/python bench/asr_vocab_numbers.py [--sets tune real ...]
+Measured, `--without marks shared-word` (the commit that added those two rules, 4.7 min, load 0.5-2.9): WER,
+numbers written wrong and invented terms identical with and without them on every set (real 3.01 %, medical_eval
+33.47 %, medical_eval_b 28.29 %, safety 7.49 %, heldout 36.30 %, tune 28.85 %, 45 s 20.69 %, 72 s real 2.04 %);
+they refused 2 proposals, both on safety ('chest in' -> 'chest seal' in "She carried the chest in both chairs
+upstairs.", two Piper rates), both already rejected by the audio. In the card's text runs, where no audio checks
+a rewrite, they stop "me a tourniquet" -> "CAT tourniquet", "chest is" -> "chest seal", "tibia, I" -> "TBI".
+
+    .venv/bin/python bench/asr_vocab_rules.py --without numbers marks shared-word [--sets tune real ...]
 """
 
 from __future__ import annotations
@@ -44,23 +55,36 @@ from tcccd.plugins.whisper.review.vocabulary import VocabularyCorrector, default
 from tcccd.wire.protocol import AudioFormat, Message  # noqa: E402
 
 SETS = (*asr.SPLITS, *asr.LONG_SPLITS)
+RULES = ("numbers", "marks", "shared-word")
 
 
-class WithoutRule(VocabularyCorrector):
-    """The corrector with the numbers rule off: a number word is refused only across a punctuation mark."""
+def without(rules: set[str]) -> type[VocabularyCorrector]:
+    """The corrector with the named rules off."""
 
-    def _keeps_numbers(self, spoken: SpokenNumbers, start: int, end: int, term: str, breaks: set[int]) -> bool:
-        return not (breaks.intersection(range(start + 1, end))
-                    and any(w.lower() in NUMBER_WORDS for w in spoken.words[start:end]))
+    class Without(VocabularyCorrector):
+        def _keeps_numbers(self, spoken: SpokenNumbers, start: int, end: int, term: str, breaks: set[int]) -> bool:
+            if "numbers" not in rules:
+                return super()._keeps_numbers(spoken, start, end, term, breaks)
+            return not (breaks.intersection(range(start + 1, end))
+                        and any(w.lower() in NUMBER_WORDS for w in spoken.words[start:end]))
+
+        @staticmethod
+        def _keeps_phrases(start: int, end: int, term: str, breaks: set[int]) -> bool:
+            return "marks" in rules or VocabularyCorrector._keeps_phrases(start, end, term, breaks)
+
+        def _rest_sounds_alike(self, run: list[str], term: str) -> bool:
+            return "shared-word" in rules or super()._rest_sounds_alike(run, term)
+
+    return Without
 
 
 class BothWays:
-    """DecodeOptions.review: each segment decided without and with the rule on the same audio (kept in
+    """DecodeOptions.review: each segment decided without and with the rules on the same audio (kept in
     `decided`, by heard text), then reviewed as shipped so that the reply is the stage's own."""
 
-    def __init__(self, shipped: SegmentReviewer) -> None:
+    def __init__(self, shipped: SegmentReviewer, rules: set[str]) -> None:
         self.shipped = shipped
-        old = WithoutRule(shipped.corrector.terms, shipped.corrector._phonemizer, shipped.corrector.min_similarity,
+        old = without(rules)(shipped.corrector.terms, shipped.corrector._phonemizer, shipped.corrector.min_similarity,
                           shipped.corrector.common_word)
         self.before = SegmentReviewer(shipped.tokenizer, old, shipped.write_numbers, shipped.settings,
                                       shipped.bias_check)
@@ -125,11 +149,12 @@ def run_set(harness: PluginHarness, review: BothWays, clips: list, terms: list[s
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
+    parser.add_argument("--without", nargs="+", choices=RULES, required=True, help="the rules to switch off")
     args = parser.parse_args()
     corpus = asr.clips()
     terms = read_vocabulary(default_vocabulary_path())
     with PluginHarness("whisper", {"beam_size": 5, "vocabulary_biasing": True}, Path(tempfile.mkdtemp())) as h:
-        review = BothWays(h.plugin._reviewer)
+        review = BothWays(h.plugin._reviewer, set(args.without))
         h.plugin._reviewer = review
         for name in args.sets:
             result = run_set(h, review, corpus[name], terms)
