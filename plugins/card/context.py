@@ -16,7 +16,8 @@ Times: a four-digit time counts when the ASR's number step wrote it as a time
 "0915 hours", "at oh nine thirty", "due at ten twenty", "TQ time was ten twenty") or written with a leading zero
 ("TQ right arm 0905": no amount is said that way); digits after "last
 four", "roster", "zap", a grid, a frequency or a call sign are never a time.
-"five minutes ago", "half an hour ago" count back from the utterance. Which
+"five minutes ago", "half an hour ago" count back from the utterance; "ten past nine", "half nine" are read
+on the 24-hour clock nearest the utterance (clock_words.py). Which
 event takes which time is the extractor's choice (tcccd.plugins.card.extract):
 the time said in the event's own clause.
 """
@@ -27,6 +28,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from tcccd.plugins.card.clock_words import clock_words
 from tcccd.plugins.card.numbers import first_number, iter_numbers
 from tcccd.plugins.card.sentences import Sentence
 
@@ -119,8 +121,9 @@ class Said:
     end: int
 
 
-def times(s: Sentence, time_rewrites: list[tuple[int, int]]) -> list[Said]:
-    """Times in the sentence; `time_rewrites` are the spans of `text` the number step wrote under rule "time"."""
+def times(s: Sentence, time_rewrites: list[tuple[int, int]], now_hhmm: str) -> list[Said]:
+    """Times in the sentence; `time_rewrites` are the spans of `text` the number step wrote under rule "time";
+    a watch-face time ("ten past nine") is read against the clock `now_hhmm` (clock_words.py)."""
     found = []
     for match in _HHMM.finditer(s.text, s.start, s.end):
         if _NOT_TIME_BEFORE.search(s.lower, max(s.start, match.start() - 40), match.start()):
@@ -151,6 +154,9 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]]) -> list[Said]:
         unit = match.group("unit")
         found.append(Said(None, -60.0 if unit == "hour" else (-1.0 if unit == "minute" else -30.0),
                           match.start(), match.end()))
+    for hhmm, start, end in clock_words(s.lower, s.start, s.end, now_hhmm):
+        if not any(t.start < end and start < t.end for t in found):
+            found.append(Said(hhmm, None, start, end))
     return sorted(found, key=lambda t: t.start)
 
 

@@ -107,7 +107,7 @@ class Extraction:
         if not found and not s.cues and not self.correcting and undone is None:
             self.open_status = "question" if s.mark == "?" else None
             return
-        said = times(s, self.time_rewrites)
+        said = times(s, self.time_rewrites, self.logged_hhmm)
         heads = [f.named if isinstance(f, Finding) else (f.start, f.end) for f in found]
         context = SentenceContext(self.rules, s, heads, said_words)
         self.sentences += 1

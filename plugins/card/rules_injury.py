@@ -61,6 +61,9 @@ _TREATMENT = pattern([*TOURNIQUET_WORDS, *HEMOSTATIC, *PRESSURE, *BREATHING, *FL
 _INJURY = pattern(INJURIES)
 # care or another casualty said after a wound in speech with no punctuation: the regions after it are not the wound's
 _CARE_OR_SWITCH = re.compile(_TREATMENT.pattern + "|" + NEXT_CASUALTY.pattern)
+# care said in a clause of its own, beside the wound's: its region is where the care went ("Both eyes shielded,
+# frag to the face"; "two CATs on the right thigh, traumatic amputation right leg")
+_CARE_SITE = re.compile(_TREATMENT.pattern + r"|\b(?:cats?|shield(?:ed|s)?|splinted|splints?)\b")
 _EXPLOSIVES = ("IED", "grenade", "RPG", "mortar", "artillery", "landmine")
 _LANDMARK = re.compile(r"\b(?:above|below|at|through|proximal\s+to|distal\s+to|just\s+(?:above|below))\s+"
                        r"(?:the\s+|his\s+|her\s+)?(?:(?:left|right)\s+)?$")
@@ -104,6 +107,7 @@ def injuries(s: Sentence) -> Iterator[Finding]:
         treated = next(s.find(_TREATMENT, clause_start, clause_end), None) is not None
         kinds = [k for k in kinds if not (treated and INJURIES[said(k)] in SITE_OF_CARE)]
         places = [r for r in regions(s, clause_start, clause_end) if not any(a <= r.start < b for a, b in devices)]
+        places = [r for r in places if not _care_site(s, r, kinds)]
         sided = {r.part for r in places if r.side}  # "right thigh, entry and exit both on the thigh": one thigh
         places = [r for r in places if r.side or r.part not in sided]
         landmarks = [r for r in places if _LANDMARK.search(s.lower, max(clause_start, r.start - 30), r.start)]
@@ -126,6 +130,14 @@ def injuries(s: Sentence) -> Iterator[Finding]:
             if not own and INJURIES[said(kind)] not in GENERIC_INJURIES and said(kind) not in NEEDS_REGION:
                 yield Finding(Injury(region=None, injury=name), said_from, kind.end(), "injury")
 
+
+
+def _care_site(s: Sentence, region: Region, kinds: list[re.Match]) -> bool:
+    """The region is said in an assertion clause of its own that names care and no wound (see _CARE_SITE)."""
+    act = s.act_of(region.start)
+    if any(act[0] <= k.start() < act[1] for k in kinds):
+        return False
+    return next(s.find(_CARE_SITE, act[0], act[1]), None) is not None
 
 
 def _sided_after(s: Sentence, region: Region, kind: re.Match, clause_end: int) -> Region:

@@ -1,7 +1,7 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune8`, by eight
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune9`, by nine
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
 figures, and the held-out half, which no test reads).
 
@@ -23,7 +23,7 @@ from tests.support.card_score import Score
 # (set, cases, recall floor, precision floor): floors set below what the rules reach, not at it
 TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 229, 0.90, 0.96),
              ("tune4", 217, 0.90, 0.94), ("tune5", 204, 0.93, 0.97), ("tune6", 210, 0.87, 0.93),
-             ("tune7", 215, 0.86, 0.93), ("tune8", 210, 0.80, 0.91)]
+             ("tune7", 215, 0.86, 0.93), ("tune8", 210, 0.80, 0.91), ("tune9", 200, 0.72, 0.89)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -58,17 +58,22 @@ READ_OTHERWISE = {
     ("t7202", "c1 b injury[abdomen] = penetrating wound"): "'wound to the belly' likewise",
     **{(case, "c1 f medication[fentanyl].route = otfc"): "OTFC (oral transmucosal fentanyl citrate) is how it was "
        "given, as the other tune sets write it"
-       for case in ("t7084", "t7132", "t7176", "t7186", "t8111", "t8201", "t8210")},
+       for case in ("t7084", "t7132", "t7176", "t7186", "t8111", "t8201", "t8210", "t9073", "t9172", "t9180", "t9188",
+                    "t9196")},
+    ("t9119", "c1 f medication[fentanyl].route = otfc (unconfirmed)"): "OTFC likewise (the dose was doubted)",
     ("t7168", "c1 b injury[back] = gunshot wound"): "'shot in the left shoulder, it exited out the back': the exit "
                                                      "wound is a wound of the back",
     ("t7115", "c1 b tourniquet[left leg] = extremity"): "'GSW left thigh TQ high and tight': the tourniquet said in "
                                                         "the same breath as the wound it stops is on that limb",
+    ("t9124", "c1 b tourniquet[left leg] = extremity"): "'gsw left thigh tq applied' likewise",
 }
 # Invented facts the rules still make on a tune set, left open (each is in the closing note), and why not fixed.
 LEFT_OPEN = {
     ("z054", "c1 f medication[ertapenem] = 1 g"): "'Antibiotic redose is at sixteen hundred, ertapenem, one gram': "
     "the dose after the comma is read as given; 'redose' reaching the whole sentence loses 'Naloxone point four IV, "
     "not redosing'",
+    ("t9184", "c1 b injury[-] = amputation"): "'his right foot is gone, traumatic amputation' after a report's other "
+    "clauses: the amputation was said, its region is lost (the card shows the region blank)",
 }
 
 

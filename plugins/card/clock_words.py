@@ -1,0 +1,73 @@
+"""Clock times said the way people read a watch: "ten past nine", "quarter to ten", "half past nine", "half
+nine", "nine o'clock", "at two".
+
+Such a time names an hour on a 12-hour dial; the card needs a 24-hour one. It is
+read as the one of its two readings nearest the moment it was said (within six
+hours either way): "twenty past nine" said at 21:40 is 2120, "at two" said at
+16:45 is 1400, "ten past ten" said at 09:50 is 1010, twenty minutes ahead (a
+time still to come, as context.future tells). A minute count before "to" or
+"till" is a time only after "at", "by", "around"... ("five to ten milligrams" is a
+range), and an hour said alone only after "at" and at the clause's end ("TQ at
+nine."), never after a reading ("pulse at ninety").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_HOURS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+          "ten": 10, "eleven": 11, "twelve": 12}
+_MINUTES = {"five": 5, "ten": 10, "quarter": 15, "a quarter": 15, "twenty": 20, "twenty five": 25, "twenty-five": 25,
+            "half": 30}
+_HOUR = r"(?P<hour>1[0-2]|[1-9]|" + "|".join(_HOURS) + r")"
+_MINUTE = r"(?P<minute>[1-5]?\d|a\s+quarter|quarter|twenty[\s-]five|twenty|ten|five|half)"
+_CUE = r"(?:\b(?:at|by|around|about|approximately|approx|since|from|till|until)\s+)"
+_END = r"(?=\s*(?:o['’]?\s*clock\b|this\s+morning\b|this\s+afternoon\b|this\s+evening\b|tonight\b|[,;!?]|[.:](?!\d)|$))"
+_NOT_AFTER = r"(?!\s*(?:minutes?|mins?|hours?|hrs?|mg|mcg|g|ml|cc|units?|grams?|milligrams?|percent|%|over)\b)"
+
+_PAST = re.compile(r"\b" + _MINUTE + r"(?:\s+minutes?)?\s+(?P<dir>past|after)\s+" + _HOUR + r"\b" + _NOT_AFTER)
+_TO = re.compile(_CUE + _MINUTE + r"(?:\s+minutes?)?\s+(?P<dir>to|till|before)\s+" + _HOUR + r"\b" + _NOT_AFTER)
+_HALF = re.compile(_CUE + r"half\s+" + _HOUR + r"\b" + _NOT_AFTER)  # "half nine": half past nine
+_OCLOCK = re.compile(r"\b" + _HOUR + r"\s+o['’]?\s*clock\b")
+_AT_HOUR = re.compile(r"\bat\s+" + _HOUR + _END)
+_READING_BEFORE = re.compile(r"\b(?:pulse|hr|heart\s+rate|bp|pressure|systolic|sats?|spo2|resps?|rr|rate|pain|"
+                             r"temp|temperature|gcs|score)\b[^,.;]*$")
+
+
+def clock_words(lower: str, start: int, end: int, now_hhmm: str) -> Iterator[tuple[str, int, int]]:
+    """(HHMM, start, end) of every watch-face time said in lower[start:end], read against the clock `now_hhmm`."""
+    taken: list[tuple[int, int]] = []
+    for pattern in (_PAST, _TO, _HALF, _OCLOCK, _AT_HOUR):
+        for match in pattern.finditer(lower, start, end):
+            if any(a < match.end() and match.start() < b for a, b in taken):
+                continue
+            if pattern is _AT_HOUR and _READING_BEFORE.search(lower, max(start, match.start() - 40), match.start()):
+                continue
+            hour = _number(match.group("hour"), _HOURS)
+            minute = 30 if pattern is _HALF else _minute(match)
+            if minute is None or minute > 59:
+                continue
+            if match.groupdict().get("dir") in ("to", "till", "before"):
+                hour, minute = hour - 1 or 12, 60 - minute
+            taken.append((match.start(), match.end()))
+            yield _nearest(hour % 12 * 60 + minute, now_hhmm), match.start(), match.end()
+
+
+def _minute(match: re.Match[str]) -> int | None:
+    said = match.groupdict().get("minute")
+    if said is None:
+        return 0
+    return _number(re.sub(r"\s+", " ", said), _MINUTES)
+
+
+def _number(said: str, words: dict[str, int]) -> int:
+    return int(said) if said.isdigit() else words[said]
+
+
+def _nearest(minutes_on_dial: int, now_hhmm: str) -> str:
+    """The 24-hour reading of a 12-hour dial time nearest the clock `now_hhmm`."""
+    now = int(now_hhmm[:2]) * 60 + int(now_hhmm[2:])
+    candidates = (minutes_on_dial, minutes_on_dial + 12 * 60)
+    best = min(candidates, key=lambda m: min((m - now) % 1440, (now - m) % 1440))
+    return f"{best // 60:02d}{best % 60:02d}"

@@ -1,0 +1,35 @@
+"""Allied medics' words and slang for what is not done: asking a mate for kit, slang orders, a go that failed, a
+tourniquet let down, a drug left for later, the bloke on the other stretcher, what the course taught, a drug said
+before its denial, a reminder of a dose to come. And the same words where the act was done.
+
+Sentences written for these tests (not the corpus's). Each asserts the whole card, so a field added or lost fails.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tcccd.kit.testing import PluginHarness
+from tests.support.card_said import card_of
+
+
+@pytest.mark.parametrize("heard", [
+    "Can someone grab the BVM from the truck.", "Could somebody get a chest seal out.",
+    "Slam a TQ on his left leg.", "Pop a chest seal on that, quick.", "Whack a pressure dressing on it.",
+    "Had a go at the IO, no flash.", "The NPA kept kinking, I pulled it.",
+    "Let the TQ down, no bleeding after ten minutes, so it's off now.",
+    "Leave the morphine for later, his pressure's soft.", "Leave the TXA out, he's past three hours.",
+    "The other bloke's got a chest seal on.", "The lad on the other stretcher is getting whole blood.",
+    "His oppo gave himself the pill pack.", "On the course they told us ketamine fifty IM for pain.",
+    "We were taught to pack junctional wounds with gauze.", "Morphine I did not give, his BP is too low.",
+    "Next TXA at half ten, remind me.",
+])
+def test_not_done_in_allied_words_and_slang_gives_nothing(card_stage: PluginHarness, heard: str) -> None:
+    assert card_of(card_stage, heard) == set()
+
+
+def test_the_same_words_where_the_act_was_done_still_give_it(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Leave the tourniquet on, he's still bleeding.") == {"c1 b tourniquet[-] = yes"}
+    assert card_of(card_stage, "Morphine I gave at nine forty, ten milligrams IM.") == {
+        "c1 f medication[morphine] = 10 mg", "c1 f medication[morphine].route = im",
+        "c1 f medication[morphine].time = 0940"}
