@@ -11,12 +11,15 @@ Sets: the 51 real clips (tests/data/real-speech; goal: tcccd's median at most 0.
 
     .venv/bin/python bench/asr_speed.py [--long-rounds 5] [--real-limit 51]    (~5-10 min on 2 shared cores)
 
-Measured (load 3-7 during each run; tcccd / faster-whisper median): at 27ceddd real clips 0.85x, 45 s 1.99x
-(3 rounds); at 63fc123 (review work, memory, no decoder change) 0.82x and 1.86x; at fb24659 (decoder steps 2x
-faster) 0.84x and 2.28x. Neither goal met: on short clips the encoder's full 30 s window is ~60% of tcccd's
-time and faster-whisper's is the same size; the 45 s recording costs tcccd its audio checks (a third of the
-recogniser's time: scoring every segment's rewrites, twins and broken numbers, the alignment pass), VAD and a
-slower beam search (an ONNX step per token from Python) where faster-whisper decodes in C++.
+Measured (load 3-7 during each run; tcccd / faster-whisper median): at 27ceddd real clips 0.85x, 45 s 1.99x (3
+rounds); at 63fc123 (review work, memory, no decoder change) 0.82x and 1.86x; at fb24659 (decoder steps 2x faster)
+0.84x and 2.28x; at d04a882 (the decoder's graphs on 2 threads, load 0.4-1.4) 0.91x (medians 0.544 vs 0.601 s) and
+2.32x (4.25 vs 1.84 s): the threads made tcccd 0.92x and 0.90x as long in one run (bench/asr_decoder_threads.py),
+yet the ratio to faster-whisper rose: the runs' loads differ (3-7 before, 0.4-1.4 now) and this run does not tell
+how each side moves with the load. Neither goal met: on short clips the encoder's full 30 s window is ~60% of
+tcccd's time and faster-whisper's is the same size; the 45 s recording costs tcccd its audio checks (a third of the
+recogniser's time: scoring every segment's rewrites, twins and broken numbers, the alignment pass), VAD and a slower
+beam search (an ONNX step per token from Python) where faster-whisper decodes in C++.
 """
 
 from __future__ import annotations

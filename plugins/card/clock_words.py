@@ -6,9 +6,10 @@ read as the one of its two readings nearest the moment it was said (within six
 hours either way): "twenty past nine" said at 21:40 is 2120, "at two" said at
 16:45 is 1400, "ten past ten" said at 09:50 is 1010, twenty minutes ahead (a
 time still to come, as context.future tells). A minute count before "to" or
-"till" is a time only after "at", "by", "around"... ("five to ten milligrams" is a
-range), and an hour said alone only after "at" and at the clause's end ("TQ at
-nine."), never after a reading ("pulse at ninety").
+"till" is a time only after "at", "by", "around"... or as a clause of its own ("five to
+ten milligrams" is a range; "correction, five to nine." a time), and an hour said
+alone only after "at" and at the clause's end ("TQ at nine."); neither after a
+reading's word ("pulse at ninety", "pain five to six.").
 """
 
 from __future__ import annotations
@@ -22,13 +23,15 @@ _MINUTES = {"five": 5, "ten": 10, "quarter": 15, "a quarter": 15, "twenty": 20, 
             "half": 30}
 _HOUR = r"(?P<hour>1[0-2]|[1-9]|" + "|".join(_HOURS) + r")"
 _MINUTE = r"(?P<minute>[1-5]?\d|a\s+quarter|quarter|twenty[\s-]five|twenty|ten|five|half)"
+_OWN_CLAUSE = r"(?:(?<=^)|(?<=[,;:]\s)|(?<=[,;:]))"
 _CUE = r"(?:\b(?:at|by|around|about|approximately|approx|since|from|till|until)\s+)"
 _END = r"(?=\s*(?:o['’]?\s*clock\b|this\s+morning\b|this\s+afternoon\b|this\s+evening\b|tonight\b|[,;!?]|[.:](?!\d)|$))"
 _NOT_AFTER = r"(?!\s*(?:minutes?|mins?|hours?|hrs?|mg|mcg|g|ml|cc|units?|grams?|milligrams?|percent|%|over)\b)"
 
 _PAST = re.compile(r"\b" + _MINUTE + r"(?:\s+minutes?)?\s+(?P<dir>past|after)\s+" + _HOUR + r"\b" + _NOT_AFTER)
 _TO = re.compile(_CUE + _MINUTE + r"(?:\s+minutes?)?\s+(?P<dir>to|till|before)\s+" + _HOUR + r"\b" + _NOT_AFTER)
-_HALF = re.compile(_CUE + r"half\s+" + _HOUR + r"\b" + _NOT_AFTER)  # "half nine": half past nine
+_TO_ALONE = re.compile(_OWN_CLAUSE + _MINUTE + r"\s+(?P<dir>to)\s+" + _HOUR + _END)  # "correction, five to nine."
+_HALF = re.compile(r"(?:" + _CUE + r"|" + _OWN_CLAUSE + r")half\s+" + _HOUR + r"\b" + _NOT_AFTER)  # half past
 _OCLOCK = re.compile(r"\b" + _HOUR + r"\s+o['’]?\s*clock\b")
 _AT_HOUR = re.compile(r"\bat\s+" + _HOUR + _END)
 _READING_BEFORE = re.compile(r"\b(?:pulse|hr|heart\s+rate|bp|pressure|systolic|sats?|spo2|resps?|rr|rate|pain|"
@@ -38,11 +41,12 @@ _READING_BEFORE = re.compile(r"\b(?:pulse|hr|heart\s+rate|bp|pressure|systolic|s
 def clock_words(lower: str, start: int, end: int, now_hhmm: str) -> Iterator[tuple[str, int, int]]:
     """(HHMM, start, end) of every watch-face time said in lower[start:end], read against the clock `now_hhmm`."""
     taken: list[tuple[int, int]] = []
-    for pattern in (_PAST, _TO, _HALF, _OCLOCK, _AT_HOUR):
+    for pattern in (_PAST, _TO, _TO_ALONE, _HALF, _OCLOCK, _AT_HOUR):
         for match in pattern.finditer(lower, start, end):
             if any(a < match.end() and match.start() < b for a, b in taken):
                 continue
-            if pattern is _AT_HOUR and _READING_BEFORE.search(lower, max(start, match.start() - 40), match.start()):
+            alone = pattern in (_AT_HOUR, _TO_ALONE)
+            if alone and _READING_BEFORE.search(lower, max(start, match.start() - 40), match.start()):
                 continue
             hour = _number(match.group("hour"), _HOURS)
             minute = 30 if pattern is _HALF else _minute(match)

@@ -16,8 +16,9 @@ Times: a four-digit time counts when the ASR's number step wrote it as a time
 "0915 hours", "at oh nine thirty", "due at ten twenty", "TQ time was ten twenty") or written with a leading zero
 ("TQ right arm 0905": no amount is said that way); digits after "last
 four", "roster", "zap", a grid, a frequency or a call sign are never a time.
-"five minutes ago", "half an hour ago" count back from the utterance; "ten past nine", "half nine" are read
-on the 24-hour clock nearest the utterance (clock_words.py). Which
+"five minutes ago", "half an hour ago", "a quarter of an hour ago" count back
+from the utterance; "ten past nine", "half nine" are read on the 24-hour clock
+nearest the utterance (clock_words.py). Which
 event takes which time is the extractor's choice (tcccd.plugins.card.extract):
 the time said in the event's own clause.
 """
@@ -54,7 +55,8 @@ _GARBLED = re.compile(r"\bcasual\b|\b(?:casualty|patient)\s+(?:number\s+|#\s*)?[
 _HHMM = re.compile(r"(?<![\w.:/])([01]\d|2[0-3])([0-5]\d)(?![\w/%]|[.:]\d)")  # "at 0930:" ends a time, "09:30.5" none
 _COLON_TIME = re.compile(r"(?<![\w.:/])([01]?\d|2[0-3]):([0-5]\d)(?![\w/%]|[.:]\d)")  # "9:15", as the ASR writes one
 _TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until)\s+$")
-_TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu|vitals)\b")  # "twenty one forty vitals, ..."
+_TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu|vitals|obs|reassessment|update|check)\b")  # "twenty one forty
+# vitals, ...", "thirteen hundred reassessment"
 _TIME_WAS = re.compile(r"\btime\b[^,.;:]*?(?:\b(?:was|is|of)|,)\s+$")  # "TQ time on the left arm was ten twenty"
 _NOT_TIME_BEFORE = re.compile(r"\b(?:last\s+(?:four|4)(?:\s+(?:is|are|digits|of))*|roster(?:\s+(?:number|#|is))*|"
                               r"zap(?:\s+(?:number|#|is))*|grid(?:\s+(?:to\s+\w+|is))*|freq(?:uency)?(?:\s+is)?|"
@@ -63,7 +65,8 @@ _AT = re.compile(r"\bat\s+$")
 _READING_BEFORE = re.compile(r"\b(?:pulse|hr|heart\s+rate|bp|pressure|systolic|sats?|spo2|resps?|rr|rate|pain|"
                              r"temp|temperature)\b[^,.;]*$")  # "pulse at one twenty" is a reading
 _AGO = re.compile(r"\s+(?P<unit>minutes?|mins?|mikes?|hours?|hrs?)\s+ago\b")
-_AN_AGO = re.compile(r"\b(?:an?\s+(?P<unit>minute|hour)|half\s+an\s+hour)\s+ago\b")
+_AN_AGO = re.compile(r"\b(?:an?\s+(?P<unit>minute|hour)|half\s+an\s+hour|"
+                     r"(?P<quarter>(?:a\s+)?quarter\s+of\s+an\s+hour))\s+ago\b")
 
 
 @dataclass(frozen=True)
@@ -152,8 +155,8 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]], now_hhmm: str) -> l
             # three hundred"
     for match in _AN_AGO.finditer(s.lower, s.start, s.end):
         unit = match.group("unit")
-        found.append(Said(None, -60.0 if unit == "hour" else (-1.0 if unit == "minute" else -30.0),
-                          match.start(), match.end()))
+        back = -15.0 if match.group("quarter") else -60.0 if unit == "hour" else -1.0 if unit == "minute" else -30.0
+        found.append(Said(None, back, match.start(), match.end()))
     for hhmm, start, end in clock_words(s.lower, s.start, s.end, now_hhmm):
         if not any(t.start < end and start < t.end for t in found):
             found.append(Said(hhmm, None, start, end))

@@ -28,6 +28,11 @@ def test_not_done_in_allied_words_and_slang_gives_nothing(card_stage: PluginHarn
     assert card_of(card_stage, heard) == set()
 
 
+def test_wait_it_was_restates_the_number(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Morphine ten IV, wait, it was five.") == {
+        "c1 f medication[morphine] = 5", "c1 f medication[morphine].route = iv"}
+
+
 def test_the_same_words_where_the_act_was_done_still_give_it(card_stage: PluginHarness) -> None:
     assert card_of(card_stage, "Leave the tourniquet on, he's still bleeding.") == {"c1 b tourniquet[-] = yes"}
     assert card_of(card_stage, "Morphine I gave at nine forty, ten milligrams IM.") == {

@@ -27,6 +27,8 @@ def said(text: str, now_hhmm: str = "1000") -> list[str]:
     ("morphine at nine o'clock", "2330", "2100"),
     ("TQ at 5 to 10.", "1000", "0955"),
     ("TQ at 10 past 9.", "1000", "0910"),
+    ("correction, five to nine.", "0905", "0855"),
+    ("CAT on, left arm, half nine.", "1000", "0930"),
 ])
 def test_a_watch_face_time_is_the_reading_nearest_the_clock(text: str, now: str, hhmm: str) -> None:
     assert said(text, now) == [hhmm]
@@ -35,7 +37,7 @@ def test_a_watch_face_time_is_the_reading_nearest_the_clock(text: str, now: str,
 @pytest.mark.parametrize("text", [
     "ketamine, five to ten milligrams", "give it five to ten minutes", "pulse at ninety.", "pain at two.",
     "two to three units of blood", "at nine milligrams", "half the bag", "ten past the checkpoint", "at 9.50, rr 22",
-    "at 9:15"])
+    "at 9:15", "pain five to six.", "give him five to ten", "half the dose, half ten milligrams"])
 def test_ranges_readings_and_other_words_are_no_time(text: str) -> None:
     assert said(text) == []
 
@@ -46,3 +48,8 @@ def test_through_the_card_a_past_time_is_the_act_s_and_one_ahead_is_a_plan(card_
     assert card_of(card_stage, "TXA one gram IV at quarter to ten.") == {
         "c1 f medication[txa] = 1 g", "c1 f medication[txa].route = iv", "c1 f medication[txa].time = 0945"}
     assert card_of(card_stage, "Second gram of TXA at half ten.") == set()  # 10:30, said at 10:00
+    assert card_of(card_stage, "Fentanyl fifty micrograms IN, a quarter of an hour ago.") == {
+        "c1 f medication[fentanyl] = 50 mcg", "c1 f medication[fentanyl].route = in",
+        "c1 f medication[fentanyl].time = 0945"}
+    assert card_of(card_stage, "TXA two grams IV at ten to nine, correction, five to nine.") == {
+        "c1 f medication[txa] = 2 g", "c1 f medication[txa].route = iv", "c1 f medication[txa].time = 0855"}
