@@ -133,7 +133,7 @@ AIRWAY = {"airway intact": "intact", "airway is intact": "intact", "intact airwa
           "igel": "SGA",
           "king lt": "SGA", "cric": "CRIC", "cricothyrotomy": "CRIC", "cricothyroidotomy": "CRIC",
           "surgical airway": "CRIC", "et tube": "ET tube", "endotracheal tube": "ET tube", "intubated": "ET tube",
-          "intubation": "ET tube", "crickey": "CRIC"}
+          "intubation": "ET tube", "crickey": "CRIC", "tubed": "ET tube"}
 BREATHING = {"oxygen": "O2", "o2": "O2", "needle decompression": "needle decompression",
              "needle decompressed": "needle decompression", "needle d": "needle decompression",
              "needled": "needle decompression",
@@ -145,7 +145,7 @@ BREATHING = {"oxygen": "O2", "o2": "O2", "needle decompression": "needle decompr
              "hyfin": "chest seal", "bolin": "chest seal"}
 NOT_OXYGEN = ("oxygen saturation", "o2 sat", "o2 sats", "o2 saturation")
 ACCESS = {"iv": "IV", "io": "IO", "intravenous": "IV", "intraosseous": "IO", "saline lock": "IV", "ez-io": "IO",
-          "fast1": "IO", "ivs": "IV", "ios": "IO", "fast io": "IO"}
+          "fast1": "IO", "ivs": "IV", "ios": "IO", "fast io": "IO", "cannula": "IV", "cannulated": "IV"}
 ACCESS_PLURALS = ("ivs", "ios")
 ACCESS_CUES_AFTER = ("access", "line", "established", "placed", "started", "inserted", "in the", "into the", "to the",
                      "in his", "in her", "in right", "in left", "site", "'s in", "is in", "in place", "in,",
@@ -165,7 +165,8 @@ FLUIDS = {"lactated ringers": ("lactated Ringer's", False), "lactated ringer's":
           "prbcs": ("packed red blood cells", True), "red cells": ("packed red blood cells", True),
           "blood": ("blood", True), "plasma": ("plasma", True), "fresh frozen plasma": ("plasma", True),
           "ffp": ("plasma", True),
-          "freeze dried plasma": ("freeze-dried plasma", True), "platelets": ("platelets", True)}
+          "freeze dried plasma": ("freeze-dried plasma", True), "platelets": ("platelets", True),
+          "hartmann's": ("Hartmann's", False), "hartmanns": ("Hartmann's", False)}
 MEDICATIONS = {"txa": ("TXA", "other"), "tranexamic acid": ("TXA", "other"), "fentanyl": ("fentanyl", "analgesic"),
                "otfc": ("fentanyl", "analgesic"),
                "oral transmucosal fentanyl citrate": ("fentanyl", "analgesic"), "ketamine": ("ketamine", "analgesic"),
@@ -186,11 +187,13 @@ MEDICATIONS = {"txa": ("TXA", "other"), "tranexamic acid": ("TXA", "other"), "fe
                "midazolam": ("midazolam", "other"), "versed": ("midazolam", "other"),
                "moxi": ("moxifloxacin", "antibiotic"), "fentanyl lollipop": ("fentanyl", "analgesic"),
                "fentanyl lollipops": ("fentanyl", "analgesic"), "ancef": ("cefazolin", "antibiotic"),
-               "invanz": ("ertapenem", "antibiotic"), "toradol": ("ketorolac", "analgesic")}
+               "invanz": ("ertapenem", "antibiotic"), "toradol": ("ketorolac", "analgesic"),
+               "morph": ("morphine", "analgesic"), "tranexamic": ("TXA", "other"),
+               "methoxyflurane": ("methoxyflurane", "analgesic"), "penthrox": ("methoxyflurane", "analgesic")}
 ROUTES = {"iv": "IV", "io": "IO", "im": "IM", "po": "PO", "in": "IN", "intranasal": "IN", "intravenous": "IV",
           "intravenously": "IV", "intraosseous": "IO", "intramuscular": "IM", "intramuscularly": "IM",
           "by mouth": "PO", "oral": "PO", "orally": "PO", "otfc": "OTFC", "lozenge": "OTFC", "buccal": "buccal",
-          "sublingual": "SL", "sl": "SL", "odt": "PO", "orally disintegrating": "PO"}
+          "sublingual": "SL", "sl": "SL", "odt": "PO", "orally disintegrating": "PO", "cannula": "IV"}
 PULSE_WORDS = ("pulse", "pulse rate", "heart rate", "hr", "pulses", "tachy", "tachycardic", "brady", "bradycardic")
 PULSE_LOCATIONS = ("radial", "carotid", "femoral", "brachial", "pedal", "wrist", "neck", "groin")
 # a pulse said by where it was felt ("radial's weak, about 130")
@@ -217,7 +220,8 @@ AVPU = {"alert": "A", "responds to voice": "V", "responding to voice": "V", "res
 EVAC_CATEGORIES = {"urgent surgical": "urgent surgical", "urgent-surgical": "urgent surgical", "urgent": "urgent",
                    "priority": "priority", "routine": "routine", "convenience": "convenience"}
 MOBILITY = {"litter": "litter", "liter": "litter", "litter patient": "litter", "ambulatory": "ambulatory",
-            "ambulatory patient": "ambulatory", "walking wounded": "ambulatory"}
+            "ambulatory patient": "ambulatory", "walking wounded": "ambulatory", "stretcher": "litter",
+            "stretcher case": "litter"}
 HYPOTHERMIA = {"hypothermia prevention kit": "HPMK", "hpmk": "HPMK",
                "hypothermia prevention and management kit": "HPMK",
                "heat reflective shell": "heat reflective shell", "blizzard blanket": "Blizzard blanket",

@@ -28,6 +28,21 @@ def test_not_done_in_allied_words_and_slang_gives_nothing(card_stage: PluginHarn
     assert card_of(card_stage, heard) == set()
 
 
+@pytest.mark.parametrize(("heard", "lines"), [
+    ("Morph ten IM at nine forty.", {"c1 f medication[morphine] = 10", "c1 f medication[morphine].route = im",
+                                     "c1 f medication[morphine].time = 0940"}),
+    ("One gram of tranexamic IV, done.", {"c1 f medication[txa] = 1 g", "c1 f medication[txa].route = iv"}),
+    ("Cannula in the right hand.", {"c1 e access[iv] = right hand"}),
+    ("He's tubed.", {"c1 e airway[et tube] = yes"}),
+    ("Penthrox for the pain, he's sucking on it now.", {"c1 f medication[methoxyflurane] = yes"}),
+    ("Stretcher case, priority.", {"c1 a header.mobility = litter", "c1 a header.evac_category = priority"}),
+    ("Hartmann's is running.", {"c1 e fluid[hartmann's] = yes"}),
+])
+def test_allied_names_for_drugs_devices_and_the_litter(card_stage: PluginHarness, heard: str,
+                                                       lines: set[str]) -> None:
+    assert card_of(card_stage, heard) == lines
+
+
 def test_wait_it_was_restates_the_number(card_stage: PluginHarness) -> None:
     assert card_of(card_stage, "Morphine ten IV, wait, it was five.") == {
         "c1 f medication[morphine] = 5", "c1 f medication[morphine].route = iv"}

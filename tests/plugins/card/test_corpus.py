@@ -66,6 +66,9 @@ READ_OTHERWISE = {
     ("t7115", "c1 b tourniquet[left leg] = extremity"): "'GSW left thigh TQ high and tight': the tourniquet said in "
                                                         "the same breath as the wound it stops is on that limb",
     ("t9124", "c1 b tourniquet[left leg] = extremity"): "'gsw left thigh tq applied' likewise",
+    **{("t9192", line): "'Hartmann's running through the cannula in his right hand since quarter past eleven': the "
+       "cannula in his right hand is on the card as access, as 'through the IV in his right hand' is (with the time "
+       "said for the fluid)" for line in ("c1 e access[iv] = right hand", "c1 e access[iv].time = 1115")},
 }
 # Invented facts the rules still make on a tune set, left open (each is in the closing note), and why not fixed.
 LEFT_OPEN = {
