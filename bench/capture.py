@@ -24,7 +24,10 @@ Measured with speculative finals (--utterances 8 --fresh-tries 0, load 0.1-0.6),
 48 kHz field +0.277 / +0.355 s, emergency +0.294 / +0.361 s; 44.1 kHz field +0.384 / +0.572 s, emergency
 +0.106 / +0.435 s; 8/8 heard each, 0 reopens; capture CPU on silence 1.8-2.4% of a core. The goals (+0.15 /
 +0.3 s) are met only at the median at 44.1 kHz on emergency. Without speculative finals: +0.47 to +2.77 s at
-the median, depending on the load.
+the median, depending on the load. With the decoder's graphs on 2 threads (ddef3e9, same options, load 0.4-0.8):
+48 kHz field +0.292 / +0.056 s, emergency +0.359 / +0.398 s; 44.1 kHz field +0.233 / +0.090 s, emergency +0.213 /
++0.200 s; 8/8 heard each, 0 reopens, capture CPU on silence 2.2-2.4% of a core. The p95 goal is met in 3 of 4, the
+p50 goal in none.
 """
 
 from __future__ import annotations
