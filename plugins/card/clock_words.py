@@ -34,12 +34,17 @@ _TO_ALONE = re.compile(_OWN_CLAUSE + _MINUTE + r"\s+(?P<dir>to)\s+" + _HOUR + _E
 _HALF = re.compile(r"(?:" + _CUE + r"|" + _OWN_CLAUSE + r")half\s+" + _HOUR + r"\b" + _NOT_AFTER)  # half past
 _OCLOCK = re.compile(r"\b" + _HOUR + r"\s+o['’]?\s*clock\b")
 _AT_HOUR = re.compile(r"\bat\s+" + _HOUR + _END)
+# what every pattern above needs: a sentence without it (most) is passed over in one scan
+_MAYBE = re.compile(r"\b(?:past|after|half|clock)\b|\b(?:to|till|before|at)\s+(?:1[0-2]|[1-9]|"
+                    + "|".join(_HOURS) + r")\b")
 _READING_BEFORE = re.compile(r"\b(?:pulse|hr|heart\s+rate|bp|pressure|systolic|sats?|spo2|resps?|rr|rate|pain|"
                              r"temp|temperature|gcs|score)\b[^,.;]*$")
 
 
 def clock_words(lower: str, start: int, end: int, now_hhmm: str) -> Iterator[tuple[str, int, int]]:
     """(HHMM, start, end) of every watch-face time said in lower[start:end], read against the clock `now_hhmm`."""
+    if not _MAYBE.search(lower, start, end):
+        return
     taken: list[tuple[int, int]] = []
     for pattern in (_PAST, _TO, _TO_ALONE, _HALF, _OCLOCK, _AT_HOUR):
         for match in pattern.finditer(lower, start, end):
