@@ -43,7 +43,7 @@ from tests.support.card_scenarios import CardPipeline, reply_events, scenarios  
 from tests.support.card_score import Score  # noqa: E402
 
 GOALS = {"invented": 0, "heldout_recall": 0.90, "update_p99_ms": 50.0, "audio_recall": 0.75}
-SETS = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8", "tune9", "heldout", "everyday",
+SETS = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8", "tune9", "tune10", "heldout", "everyday",
         "scenarios")
 
 
