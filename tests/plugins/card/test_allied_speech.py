@@ -23,6 +23,11 @@ from tests.support.card_said import card_of
     "His oppo gave himself the pill pack.", "On the course they told us ketamine fifty IM for pain.",
     "We were taught to pack junctional wounds with gauze.", "Morphine I did not give, his BP is too low.",
     "Next TXA at half ten, remind me.",
+    "Is this the first tourniquet on his arm?", "Let me get a chest seal on him.",
+    "Ketamine next, then we splint the arm.",
+    "We're down to two chest seals and one bag of plasma.", "The chest seal won't stay on, he's too sweaty.",
+    "He's too drowsy for ketamine.", "we didnt give txa", "dont push the morphine", "did u give the ketamine or not",
+    "Waiting on the whole blood.", "The SAM splint wouldn't fit his arm.",
 ])
 def test_not_done_in_allied_words_and_slang_gives_nothing(card_stage: PluginHarness, heard: str) -> None:
     assert card_of(card_stage, heard) == set()

@@ -1,7 +1,7 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune9`, by nine
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune10`, by ten
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
 figures, and the held-out half, which no test reads).
 
@@ -23,7 +23,8 @@ from tests.support.card_score import Score
 # (set, cases, recall floor, precision floor): floors set below what the rules reach, not at it
 TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 229, 0.90, 0.96),
              ("tune4", 217, 0.90, 0.94), ("tune5", 204, 0.93, 0.97), ("tune6", 210, 0.87, 0.93),
-             ("tune7", 215, 0.86, 0.93), ("tune8", 210, 0.80, 0.91), ("tune9", 200, 0.72, 0.89)]
+             ("tune7", 215, 0.86, 0.93), ("tune8", 210, 0.80, 0.91), ("tune9", 200, 0.72, 0.89),
+             ("tune10", 200, 0.76, 0.85)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -59,13 +60,15 @@ READ_OTHERWISE = {
     **{(case, "c1 f medication[fentanyl].route = otfc"): "OTFC (oral transmucosal fentanyl citrate) is how it was "
        "given, as the other tune sets write it"
        for case in ("t7084", "t7132", "t7176", "t7186", "t8111", "t8201", "t8210", "t9073", "t9172", "t9180", "t9188",
-                    "t9196")},
+                    "t9196", "t10167", "t10191", "t10194")},
     ("t9119", "c1 f medication[fentanyl].route = otfc (unconfirmed)"): "OTFC likewise (the dose was doubted)",
     ("t7168", "c1 b injury[back] = gunshot wound"): "'shot in the left shoulder, it exited out the back': the exit "
                                                      "wound is a wound of the back",
     ("t7115", "c1 b tourniquet[left leg] = extremity"): "'GSW left thigh TQ high and tight': the tourniquet said in "
                                                         "the same breath as the wound it stops is on that limb",
     ("t9124", "c1 b tourniquet[left leg] = extremity"): "'gsw left thigh tq applied' likewise",
+    **{("t10103", line): "'GSW left thigh tq high and tight 0915' likewise"
+       for line in ("c1 b tourniquet[left leg] = extremity", "c1 b tourniquet[left leg].time = 0915")},
     **{("t9192", line): "'Hartmann's running through the cannula in his right hand since quarter past eleven': the "
        "cannula in his right hand is on the card as access, as 'through the IV in his right hand' is (with the time "
        "said for the fluid)" for line in ("c1 e access[iv] = right hand", "c1 e access[iv].time = 1115")},
@@ -77,6 +80,21 @@ LEFT_OPEN = {
     "not redosing'",
     ("t9184", "c1 b injury[-] = amputation"): "'his right foot is gone, traumatic amputation' after a report's other "
     "clauses: the amputation was said, its region is lost (the card shows the region blank)",
+    **{("t10055", line): "'Handler says the dog took frag to the flank, I packed it with Celox': the dog is someone "
+       "else in the first clause; 'I packed it' in the next clause names no one, so it is read as this casualty's"
+       for line in ("c1 e dressing[hemostatic] = yes", "c1 e dressing[hemostatic].product = celox")},
+    ("t10125", "c1 b tourniquet[-] = yes"): "'TQ on the... hold on... okay, TQ's on, right leg': the broken-off "
+    "first phrase is read as a tourniquet with no limb (a tourniquet is on; its limb is lost)",
+    ("t10145", "c1 b injury[calf] = crush injury"): "'Crush injury to the right lower leg, the calf's tight as a "
+    "drum': the calf said in the next clause is read as a second region",
+    ("t10166", "c1 b injury[-] = amputation"): "'Injuries, right lower leg amputation' in a MIST report: the "
+    "amputation was said, its region is lost",
+    ("t10171", "c1 b injury[head] = laceration"): "'lac to the back of the head': the region is read as the head",
+    ("t10179", "c1 b injury[right arm#2] = amputation"): "a MIST report with no punctuation names the right arm for "
+    "the amputation and the CAT: read as a second amputation",
+    **{("t10189", line): "'I added a second CAT above hers at oh nine twenty': the second tourniquet was put on, "
+       "its limb (the right arm of the first) is lost" for line in (
+           "c1 b tourniquet[-] = yes", "c1 b tourniquet[-].time = 0920", "c1 b tourniquet[-].type = cat")},
 }
 
 
