@@ -2,7 +2,7 @@
 90% of the fields said on the held-out half (recall, from text), and is updated within 50 ms (p99) of a final
 transcript of 500 words; extraction is linear in the transcript's length.
 
-Data: the independent corpus (tests/data/card/corpus: `tune` to `tune9` (nine writers) may change rules,
+Data: the independent corpus (tests/data/card/corpus: `tune` to `tune10` (ten writers) may change rules,
 `heldout` never does, `everyday` must add nothing; with the everyday set go the real-speech references and the
 safety set) and the seven scenarios (tests/data/card/*.yaml). Each utterance goes through Whisper's real writing
 steps (vocabulary, numbers) into a final transcript, then the card stage (in a PluginHarness, the worker's
