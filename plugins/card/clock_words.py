@@ -37,8 +37,9 @@ _AT_HOUR = re.compile(r"\bat\s+" + _HOUR + _END)
 # what every pattern above needs: a sentence without it (most) is passed over in one scan
 _MAYBE = re.compile(r"\b(?:past|after|half|clock)\b|\b(?:to|till|before|at)\s+(?:1[0-2]|[1-9]|"
                     + "|".join(_HOURS) + r")\b")
-_READING_BEFORE = re.compile(r"\b(?:pulse|hr|heart\s+rate|bp|pressure|systolic|sats?|spo2|resps?|rr|rate|pain|"
-                             r"temp|temperature|gcs|score)\b[^,.;]*$")
+# a reading's words: a number after them is the reading, not a time (context.py reads "pulse at one twenty" so too)
+READING_WORDS = r"pulse|hr|heart\s+rate|bp|pressure|systolic|sats?|spo2|resps?|rr|rate|pain|temp|temperature"
+_READING_BEFORE = re.compile(r"\b(?:" + READING_WORDS + r"|gcs|score)\b[^,.;]*$")
 
 
 def clock_words(lower: str, start: int, end: int, now_hhmm: str) -> Iterator[tuple[str, int, int]]:

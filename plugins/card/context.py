@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from tcccd.plugins.card.clock_words import clock_words
+from tcccd.plugins.card.clock_words import READING_WORDS, clock_words
 from tcccd.plugins.card.numbers import first_number, iter_numbers
 from tcccd.plugins.card.sentences import Sentence
 
@@ -62,8 +62,7 @@ _NOT_TIME_BEFORE = re.compile(r"\b(?:last\s+(?:four|4)(?:\s+(?:is|are|digits|of)
                               r"zap(?:\s+(?:number|#|is))*|grid(?:\s+(?:to\s+\w+|is))*|freq(?:uency)?(?:\s+is)?|"
                               r"call\s+sign(?:\s+is)?|channel|room|checkpoint|bumper(?:\s+number)?|number)\s*:?\s*$")
 _AT = re.compile(r"\bat\s+$")
-_READING_BEFORE = re.compile(r"\b(?:pulse|hr|heart\s+rate|bp|pressure|systolic|sats?|spo2|resps?|rr|rate|pain|"
-                             r"temp|temperature)\b[^,.;]*$")  # "pulse at one twenty" is a reading
+_READING_BEFORE = re.compile(r"\b(?:" + READING_WORDS + r")\b[^,.;]*$")  # "pulse at one twenty" is a reading
 _AGO = re.compile(r"\s+(?P<unit>minutes?|mins?|mikes?|hours?|hrs?)\s+ago\b")
 _AN_AGO = re.compile(r"\b(?:an?\s+(?P<unit>minute|hour)|half\s+an\s+hour|"
                      r"(?P<quarter>(?:a\s+)?quarter\s+of\s+an\s+hour))\s+ago\b")
