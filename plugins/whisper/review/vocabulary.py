@@ -187,8 +187,6 @@ class VocabularyCorrector:
         """Where the run and the term share their first or last word, whether the rest of the run sounds like the
         rest of the term on its own: the shared word carried "me a tourniquet" to "CAT tourniquet" and "chest
         is" to "chest seal", writing a word nobody said beside one that was heard right."""
-        from rapidfuzz.distance import Levenshtein
-
         heard, said = list(run), term.split()
         if len(heard) < 2 or len(said) < 2:
             return True
@@ -198,9 +196,7 @@ class VocabularyCorrector:
             heard, said = heard[1:], said[1:]
         else:
             return True
-        rest_heard = "".join(self._phonemizer.sounds(w) for w in heard)
-        rest_said = self._phonemizer.sounds(" ".join(said))
-        return 1.0 - Levenshtein.normalized_distance(rest_heard, rest_said) >= REST_MIN_SIMILARITY
+        return _alike(self._run_sounds(heard), self._phonemizer.sounds(" ".join(said))) >= REST_MIN_SIMILARITY
 
     def _already_terms(self, words: list[str]) -> set[int]:
         """Word positions inside a run of words that already spells a multi-word term ("hemostatic gauze" must not
@@ -222,19 +218,27 @@ class VocabularyCorrector:
         A run that also covers a neighbouring word scores lower than the run
         without it, which `find` uses to keep "on" in "decompression on the".
         """
-        from rapidfuzz.distance import Levenshtein
-
         scores = {}
         for start in range(len(words)):
             for end in range(start + 1, min(len(words), start + MAX_RUN_WORDS) + 1):
                 run = words[start:end]
                 if any(ch.isdigit() for w in run for ch in w):
                     break
-                sounds = "".join(self._phonemizer.sounds(w) for w in run)
+                sounds = self._run_sounds(run)
                 for term, term_sounds in self._term_sounds.items():
                     if 0.6 <= len(sounds) / max(1, len(term_sounds)) <= 1.6:
-                        scores[(start, end, term)] = 1.0 - Levenshtein.normalized_distance(sounds, term_sounds)
+                        scores[(start, end, term)] = _alike(sounds, term_sounds)
         return scores
+
+    def _run_sounds(self, run: list[str]) -> str:
+        return "".join(self._phonemizer.sounds(w) for w in run)
+
+
+def _alike(heard_sounds: str, term_sounds: str) -> float:
+    """Sound similarity, 0-1: one minus the normalised edit distance of the folded phoneme strings."""
+    from rapidfuzz.distance import Levenshtein
+
+    return 1.0 - Levenshtein.normalized_distance(heard_sounds, term_sounds)
 
 
 def _plain(text: str) -> str:
