@@ -130,7 +130,6 @@ class ContextRules:
         triggers = [(entry, Trigger(category, re.compile(entry.pattern) if entry.pattern else None, entry.direction,
                                     entry.scope, entry.position, phrases(entry.terminated_by), entry.may_be_done))
                     for category, entries in parsed.categories.items() for entry in entries]
-        filler = "|".join(_phrase(f) for f in sorted(parsed.fillers, key=len, reverse=True)) or "(?!)"
         past = [w for e in parsed.done if e.past_tense for w in e.words]  # act words that say the act is over
         return cls(index=PhraseIndex([(w, t) for entry, t in triggers for w in entry.words]),
                    patterned=tuple(t for _, t in triggers if t.rx is not None),
@@ -140,11 +139,10 @@ class ContextRules:
                    pseudo_patterns=tuple(re.compile(e.pattern) for e in parsed.pseudo if e.pattern),
                    done=PhraseIndex([(w, e.past_tense) for e in parsed.done for w in e.words]),
                    terminators=phrases(parsed.terminators + [f"and {w}" for w in past]),
-                   acted=re.compile(r"(?:" + "|".join(_phrase(w) for w in past)
-                                    + r")(?=\s+(?:it|him|her|them|the|a|an|his|some)\b)"),
-                   corrections=re.compile("|".join([_phrase(w, between=r"[\s,]+") for w in sorted(
-                       set(parsed.corrections), key=len, reverse=True)] + parsed.correction_patterns)),
-                   fillers=re.compile(r"[\s,]*(?:(?:" + filler + r")(?![\w-])[\s,]*)*"),
+                   acted=re.compile(_union(past) + r"(?=\s+(?:it|him|her|them|the|a|an|his|some)\b)"),
+                   corrections=re.compile("|".join([_union(_longest_first(parsed.corrections), between=r"[\s,]+"),
+                                                    *parsed.correction_patterns])),
+                   fillers=re.compile(r"[\s,]*(?:" + _union(_longest_first(parsed.fillers)) + r"[\s,]*)*"),
                    priority={name: i for i, name in enumerate(parsed.priority)}, notes=frozenset(parsed.notes),
                    marks=dict(parsed.marks), shouted=dict(parsed.shouted))
 
@@ -163,18 +161,26 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def _phrase(words: str, between: str = r"\s+") -> str:
-    """A phrase as a pattern: any run of spaces (or `between`) between words, either apostrophe, word edges either
-    side."""
-    body = re.escape(words.strip().lower()).replace(r"\ ", between).replace("'", "['’]")
-    start = "" if words.startswith("'") else r"(?<![\w-])"
-    return start + body + r"(?![\w-])"
+def _union(words: list[str], between: str = r"\s+") -> str:
+    """Phrases as one pattern, tried in the order given: any run of spaces (or `between`) between words, either
+    apostrophe, word edges either side. The edge checks are said once around the alternatives, not in each of them:
+    Python's regex engine then leaves a position inside a word after one check instead of one per phrase."""
+    def body(phrase: str) -> str:
+        return re.escape(phrase.strip().lower()).replace(r"\ ", between).replace("'", "['’]")
+    plain = [body(w) for w in words if not w.startswith("'")]
+    quoted = [body(w) for w in words if w.startswith("'")]  # "'s": starts at the apostrophe, inside a word
+    parts = ([r"(?<![\w-])(?:" + "|".join(plain) + ")"] if plain else []) + (["|".join(quoted)] if quoted else [])
+    return "(?:" + "|".join(f"(?:{p})" for p in parts) + r")(?![\w-])" if parts else "(?!)"
+
+
+def _longest_first(words: list[str]) -> list[str]:
+    return sorted(set(words), key=len, reverse=True)
 
 
 def phrases(words: list[str]) -> re.Pattern[str] | None:
     """One pattern for many phrases, the longest first."""
     if not words:
         return None
-    return re.compile("|".join(_phrase(w) for w in sorted(set(words), key=len, reverse=True)))
+    return re.compile(_union(_longest_first(words)))
 
 
