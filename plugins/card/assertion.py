@@ -29,8 +29,9 @@ from tcccd.plugins.card.sentences import Sentence
 
 DONE = "done"
 EXEMPT = {"allergies": {"allergy", "history"}, "injury": {"possible"}, "mechanism": {"possible"},
-          # a reading's value said as an estimate ("pulse maybe 130") is still a reading taken
-          **dict.fromkeys(("pulse", "bp", "rr", "spo2", "pain"), {"possible"})}
+          # a reading's value said as an estimate ("pulse maybe 130") is still a reading taken, and one that "came
+          # down" to a value is a trend, not a device taken off
+          **dict.fromkeys(("pulse", "bp", "rr", "spo2", "pain"), {"possible", "removed"})}
 _CLOSES_LIST = re.compile(r"\b(?:and|or|nor)\b")
 _CLOSES_NEGATED_LIST = re.compile(r"\b(?:or|nor)\b")
 _REFERS_BACK = re.compile(r"\b(?:he|he['’]s|his|him|she|she['’]s|her)\b")
@@ -191,6 +192,11 @@ class SentenceContext:
         said there belongs to that, not to the mention."""
         return any(h.reach[0] <= pos < h.reach[1] and not (head and h.reach[0] <= head[0] < h.reach[1])
                    for h in self.hits)
+
+    def denied(self, start: int, at: int) -> bool:
+        """A trigger of a status kept as a note (not done, failed, removed, withheld) said in [start, at): the act
+        that follows it is denied ("we didn't put it back on"), whatever its reach."""
+        return any(start <= h.start < at and h.category in self.rules.notes for h in self.hits)
 
     def status(self, head: Span, kind: str) -> Assertion:
         """How the mention whose head words are `head` was said."""

@@ -10,6 +10,9 @@ time still to come, as context.future tells). A minute count before "to" or
 ten milligrams" is a range; "correction, five to nine." a time), and an hour said
 alone only after "at" and at the clause's end ("TQ at nine."); neither after a
 reading's word ("pulse at ninety", "pain five to six.").
+
+The clock arithmetic every time on the card uses (minutes ahead, shifts, the
+utterance's local clock) is here too.
 """
 
 from __future__ import annotations
@@ -77,7 +80,20 @@ def _number(said: str, words: dict[str, int]) -> int:
 
 def _nearest(minutes_on_dial: int, now_hhmm: str) -> str:
     """The 24-hour reading of a 12-hour dial time nearest the clock `now_hhmm`."""
-    now = int(now_hhmm[:2]) * 60 + int(now_hhmm[2:])
-    candidates = (minutes_on_dial, minutes_on_dial + 12 * 60)
-    best = min(candidates, key=lambda m: min((m - now) % 1440, (now - m) % 1440))
-    return f"{best // 60:02d}{best % 60:02d}"
+    readings = (shifted("0000", minutes_on_dial), shifted("1200", minutes_on_dial))
+    return min(readings, key=lambda hhmm: min(minutes_ahead(hhmm, now_hhmm), minutes_ahead(now_hhmm, hhmm)))
+
+
+def minutes_ahead(hhmm: str, now_hhmm: str) -> int:
+    """How far a clock time is ahead of another, 0-1439 minutes (a time just past is far ahead)."""
+    return (int(hhmm[:2]) * 60 + int(hhmm[2:]) - int(now_hhmm[:2]) * 60 - int(now_hhmm[2:])) % (24 * 60)
+
+
+def local_hhmm(ts: float, utc_offset_min: int) -> str:
+    minutes = int((ts // 60 + utc_offset_min) % (24 * 60))
+    return f"{minutes // 60:02d}{minutes % 60:02d}"
+
+
+def shifted(hhmm: str, minutes: float) -> str:
+    total = (int(hhmm[:2]) * 60 + int(hhmm[2:]) + round(minutes)) % (24 * 60)
+    return f"{total // 60:02d}{total % 60:02d}"

@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from tcccd.plugins.card.clock_words import READING_WORDS, clock_words
+from tcccd.plugins.card.clock_words import READING_WORDS, clock_words, minutes_ahead
 from tcccd.plugins.card.numbers import first_number, iter_numbers
 from tcccd.plugins.card.sentences import Sentence
 
@@ -54,7 +54,8 @@ _TOO = re.compile(r"\s*(?:casualty|patient)\s*,?\s+(too)\s*(?:[,.]|$)")
 _GARBLED = re.compile(r"\bcasual\b|\b(?:casualty|patient)\s+(?:number\s+|#\s*)?[a-z]+\d+\b")
 _HHMM = re.compile(r"(?<![\w.:/])([01]\d|2[0-3])([0-5]\d)(?![\w/%]|[.:]\d)")  # "at 0930:" ends a time, "09:30.5" none
 _COLON_TIME = re.compile(r"(?<![\w.:/])([01]?\d|2[0-3]):([0-5]\d)(?![\w/%]|[.:]\d)")  # "9:15", as the ASR writes one
-_TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until)\s+$")
+_TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until|"
+                          r"(?:update|reassessment|flowsheet|obs)\s*[,:])\s+$")  # "PFC update, thirteen hundred"
 _TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu|vitals|obs|reassessment|update|check)\b")  # "twenty one forty
 # vitals, ...", "thirteen hundred reassessment"
 _TIME_WAS = re.compile(r"\btime\b[^,.;:]*?(?:\b(?:was|is|of)|,)\s+$")  # "TQ time on the left arm was ten twenty"
@@ -192,18 +193,3 @@ def future(when: Said | None, now_hhmm: str) -> bool:
     ("TXA second gram at 1100" at 1000: not given yet)."""
     return when is not None and when.spoken is not None and \
         FUTURE_SLACK_MIN < minutes_ahead(when.spoken, now_hhmm) < 12 * 60
-
-
-def minutes_ahead(hhmm: str, now_hhmm: str) -> int:
-    """How far a clock time is ahead of another, 0-1439 minutes (a time just past is far ahead)."""
-    return (int(hhmm[:2]) * 60 + int(hhmm[2:]) - int(now_hhmm[:2]) * 60 - int(now_hhmm[2:])) % (24 * 60)
-
-
-def local_hhmm(ts: float, utc_offset_min: int) -> str:
-    minutes = int((ts // 60 + utc_offset_min) % (24 * 60))
-    return f"{minutes // 60:02d}{minutes % 60:02d}"
-
-
-def shifted(hhmm: str, minutes: float) -> str:
-    total = (int(hhmm[:2]) * 60 + int(hhmm[2:]) + round(minutes)) % (24 * 60)
-    return f"{total // 60:02d}{total % 60:02d}"

@@ -11,7 +11,9 @@ at 0931, ...") covers the sentence. Readings said together are one set, so one
 time said with any of them is theirs ("Pulse 100 at 0921, BP 110/70"), unless
 each has its own. A time said in words the recogniser doubted cannot be read:
 the entry (every entry of the sentence, for a time at its head) is then shown
-unconfirmed rather than at the clock's minute.
+unconfirmed rather than at the clock's minute. A first sentence that says only
+a time and what follows ("PFC update, 1300.", "2000 reassessment.") heads the
+readings of the utterance as a time at the head of its first sentence would.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from tcccd.wire.card_events import VITAL_KINDS
 _AT = re.compile(r"\b(?:at|@)\s+$")  # a time follows
 _OPENS = re.compile(r"(?:(\d)\s+|^|\s)(?:at|@)\s+$")
 _LEADS = re.compile(r"[\s,:]*(?:(?:the|his|her|a|an|he|had|got|gave|was|is)\s+)*")
+_HEADING = re.compile(r"[\s,:;-]*(?:(?:pfc|update|reassessment|reassess|flowsheet|flow\s+sheet|obs|observations|vitals|"
+                      r"check|recheck|status|report|sitrep|at|time|now|it['’]?s|hours|hrs|the|hour\s+\w+)[\s,:;-]*)*")
 
 
 def lead_time(s: Sentence, said: list[Said], findings: list[Finding], context: SentenceContext,
@@ -38,6 +42,14 @@ def lead_time(s: Sentence, said: list[Said], findings: list[Finding], context: S
     before = [a for a in acts if a[1] <= said[0].start]
     heads = [a for a in acts if a[0] <= said[0].start < a[1]]
     return said[0] if heads and all(any(a[0] <= at < a[1] for at in switched) for a in before) else None
+
+
+def heading_time(s: Sentence, said: list[Said]) -> Said | None:
+    """The time of a sentence that says nothing but a time and that readings follow ("PFC update, 1300."), or None."""
+    if len(said) != 1:
+        return None
+    at = said[0]
+    return at if _HEADING.fullmatch(s.lower, s.start, at.start) and _HEADING.fullmatch(s.lower, at.end, s.end) else None
 
 
 def set_time(s: Sentence, said: list[Said], findings: list[Finding], context: SentenceContext) -> Said | None:

@@ -23,21 +23,11 @@ from __future__ import annotations
 
 from tcccd.plugins.card import dialogue
 from tcccd.plugins.card.assertion import DONE, SentenceContext
-from tcccd.plugins.card.context import (
-    MAX_CASUALTY,
-    Said,
-    Switch,
-    future,
-    local_hhmm,
-    minutes_ahead,
-    past,
-    shifted,
-    switches,
-    times,
-)
+from tcccd.plugins.card.clock_words import local_hhmm, minutes_ahead, shifted
+from tcccd.plugins.card.context import MAX_CASUALTY, Said, Switch, future, past, switches, times
 from tcccd.plugins.card.context_rules import ContextRules
 from tcccd.plugins.card.corrections import restated
-from tcccd.plugins.card.entry_times import doubted_time, lead_time, own_time, set_time
+from tcccd.plugins.card.entry_times import doubted_time, heading_time, lead_time, own_time, set_time
 from tcccd.plugins.card.finding import Finding, out_of_range
 from tcccd.plugins.card.phrases import words
 from tcccd.plugins.card.rule_table import findings as rule_findings
@@ -74,8 +64,7 @@ class Extraction:
         self.key = f"j{request.journal_seq}" if request.journal_seq is not None else f"r{request.request_id}"
         self.casualty = request.casualty
         self.events: list[Event] = []
-        self.correcting = request.carry.correcting
-        self.last = request.carry.last
+        self.correcting, self.last = request.carry.correcting, request.carry.last
         self.casualty_doubted = request.carry.casualty_doubted
         self.asked, self.undone, self.open_status = request.carry.asked, request.carry.undone, request.carry.open_status
         self.inherited: str | None = None  # how the sentence before was said, for one that only continues it
@@ -106,6 +95,9 @@ class Extraction:
             found = [reply] if reply is not None else found
         if not found and not s.cues and not self.correcting and undone is None:
             self.open_status = "question" if s.mark == "?" else None
+            if self.sentences == 0 and (head := heading_time(s, times(s, self.time_rewrites, self.logged_hhmm))):
+                doubted = doubted_time(s, self.uncertain, s.start, s.end)  # "PFC update, 1300.": the readings' time
+                self.head_time, self.head_doubted, self.sentences = head, doubted, 1
             return
         said = times(s, self.time_rewrites, self.logged_hhmm)
         heads = [f.named if isinstance(f, Finding) else (f.start, f.end) for f in found]
@@ -150,8 +142,9 @@ class Extraction:
         off, in this sentence or the one before, and says it done, is that thing done, with the clause's slots."""
         for start, end, refers in dialogue.redone(s, heads, context.done_words):
             before = self.undone if self.undone is not None and self.undone_at < start else undone
-            if before is None or context.status((refers, refers), before.what.kind).status != DONE:
-                continue  # "IV blew, we'll put another one in": planned, not done
+            if before is None or context.status((refers, refers), before.what.kind).status != DONE \
+                    or context.denied(start, refers):
+                continue  # "IV blew, we'll put another one in": planned; "we didn't put it back on": not done
             end = max(end, s.clause_of(start)[1])
             laid = restated(s, start, end, before.what, said)
             what, when = laid if laid is not None else (before.what, None)

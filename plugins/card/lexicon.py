@@ -112,8 +112,9 @@ HEDGES = {"possible": "suspected", "suspected": "suspected", "probable": "suspec
           "probably": "suspected", "concern for": "suspected",
           "worried about": "suspected", "rule out": "suspected"}
 TOURNIQUET_WORDS = ("tourniquet", "tourniquets", "tq", "tqs")
-TOURNIQUET_DEVICES = {"cat": "CAT", "c-a-t": "CAT", "combat application tourniquet": "CAT", "softt": "SOFTT-W",
-                      "sof tactical tourniquet": "SOFTT-W", "sof-t": "SOFTT-W", "sam junctional": "SAM-JT",
+TOURNIQUET_DEVICES = {"cat": "CAT", "cats": "CAT", "c-a-t": "CAT", "combat application tourniquet": "CAT",
+                      "softt": "SOFTT-W", "sof tactical tourniquet": "SOFTT-W", "sof-t": "SOFTT-W",
+                      "sam junctional": "SAM-JT",
                       "junctional emergency treatment tool": "JETT", "jett": "JETT", "crock": "CRoC",
                       "aaj": "AAJT", "aajt": "AAJT", "rmt": "RMT", "swat": "SWAT-T", "swat-t": "SWAT-T"}
 TOURNIQUET_CATEGORIES = {"junctional": "junctional", "truncal": "truncal"}

@@ -3,7 +3,8 @@
 The assertion rules hold several hundred trigger phrases; a regular expression
 alternation of them tries each at every character. Here the sentence is cut
 into words once (contractions split as they are said: "couldn't" is "couldn" +
-"'t", "he'll" is "he" + "'ll"; either apostrophe), and at each word only the
+"'t", "he'll" is "he" + "'ll"; either apostrophe, or none: "couldnt" is "couldn" + "'t" too, as a typed or
+lower-case transcript writes it), and at each word only the
 phrases that start with it are compared: one pass, linear in the sentence.
 """
 
@@ -15,6 +16,8 @@ from typing import Generic, NamedTuple, TypeVar
 
 T = TypeVar("T")
 _WORD = re.compile(r"[a-z0-9]+(?:[-/][a-z0-9]+)*|['’][a-z]+")
+_NO_APOSTROPHE = frozenset({"didnt", "dont", "doesnt", "wasnt", "werent", "isnt", "arent", "hasnt", "havent",
+                            "hadnt", "couldnt", "wouldnt", "shouldnt", "cant", "wont", "aint"})
 
 
 class Word(NamedTuple):
@@ -26,8 +29,16 @@ class Word(NamedTuple):
 
 
 def words(lower: str, start: int, end: int) -> list[Word]:
-    """The words of lower[start:end], apostrophes written straight."""
-    return [Word(m.group().replace("’", "'"), m.start(), m.end()) for m in _WORD.finditer(lower, start, end)]
+    """The words of lower[start:end], apostrophes written straight; a negated verb written without one split as
+    said ("didnt" -> "didn" + "'t")."""
+    out = []
+    for m in _WORD.finditer(lower, start, end):
+        said = m.group().replace("’", "'")
+        if said in _NO_APOSTROPHE:
+            out += [Word(said[:-1], m.start(), m.end() - 1), Word("'t", m.end() - 1, m.end())]
+        else:
+            out.append(Word(said, m.start(), m.end()))
+    return out
 
 
 def phrase_words(phrase: str) -> tuple[str, ...]:

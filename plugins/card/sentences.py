@@ -21,9 +21,10 @@ from tcccd.plugins.card.numbers import Number, first_number, numbers_in
 __all__ = ["Number", "Sentence", "first_number", "numbers_in", "split"]
 _SENTENCE_END = re.compile(r"[.!?;]+(?=\s|$)")
 _AFTER_DOSE = re.compile(r"\d\s*(?:g|mg|mcg|ml|cc|units?)\s+$")  # "2 g iv", "15 mg po": a route, whatever its case
+_WENT_IN = re.compile(r"in(?=\s*(?:[,;:.!?]|$|and\b|now\b))")  # "TXA 2 g in, no blood": it went in (not the nose)
 _READINGS = ("hr", "rr", "sat")  # "hr 124", "rr 24": a reading, not "1 hr"
 _NUMBER_NEXT = re.compile(r"\s+\d")
-_CASE_SENSITIVE = {"in", "im", "po", "sl", "io", "iv", "hr", "rr", "lr", "ns", "sat", "cat"}
+_CASE_SENSITIVE = {"in", "im", "po", "sl", "io", "iv", "hr", "rr", "lr", "ns", "sat", "cat", "cats"}
 
 
 @dataclass
@@ -45,12 +46,13 @@ class Sentence:
 
     def find(self, pattern: re.Pattern[str], start: int | None = None, end: int | None = None) -> Iterator[re.Match]:
         """Matches of a lower-case pattern inside this sentence (or part of it); abbreviations that are also common
-        words ("in", "im", "cat") count only when written in capitals, as the ASR writes the abbreviation."""
+        words ("in", "im", "cat") count only when written in capitals ("CATs" too), as the ASR writes them."""
         for match in pattern.finditer(self.lower, self.start if start is None else start,
                                       self.end if end is None else end):
             said = self.text[match.start():match.end()]
-            if said.lower() in _CASE_SENSITIVE and not said.isupper() and \
-                    not _AFTER_DOSE.search(self.lower, max(0, match.start() - 12), match.start()) and \
+            if said.lower() in _CASE_SENSITIVE and not said.rstrip("s").isupper() and \
+                    (not _AFTER_DOSE.search(self.lower, max(0, match.start() - 12), match.start())
+                     or _WENT_IN.match(self.lower, match.start())) and \
                     not (said.lower() in _READINGS and _NUMBER_NEXT.match(self.lower, match.end())):
                 continue
             yield match

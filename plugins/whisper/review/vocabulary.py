@@ -27,9 +27,9 @@ MAX_RUN_WORDS = 5
 MIN_FUZZY_PHONEMES = 6
 REST_MIN_SIMILARITY = 0.5  # a run's words beside one it shares with the term: "claws" -> "gauze" 0.75, "NASA fire
 # and deal" -> "nasopharyngeal" 0.73, "is" -> "seal" 0.33, "me a" -> "CAT" 0.0
-# Words that say a thing is not there, or not now: a rewrite never takes one away.
+# Words that say a thing is not there, not now or still to come: a rewrite never takes one away.
 NOT_NOW = frozenset({"no", "not", "nor", "never", "none", "nothing", "neither", "without", "cannot", "nil", "old",
-                     "prior", "previous", "history"})
+                     "prior", "previous", "history", "will", "shall", "gonna"})
 _DROP = str.maketrans("", "", "ˈˌːʲ' -")
 _FOLD = str.maketrans({"ɾ": "t", "ᵻ": "ɪ", "ɐ": "ə", "ɚ": "ɹ", "ɝ": "ɹ", "ɜ": "ə", "i": "ɪ", "ʊ": "u", "ɑ": "a",
                        "ɔ": "o", "ɡ": "k", "d": "t", "z": "s", "v": "f", "b": "p", "ð": "θ"})
@@ -246,11 +246,11 @@ def _plain(text: str) -> str:
 
 
 def _not_now(word: str) -> bool:
-    """A word that says something was not done, is not there or is past ("no blood products" sounds like "whole
-    blood products", "old fracture" like "open fracture"): rewriting it away would put on the card as done or
-    present what the medic denied or dated."""
+    """A word that says something was not done, is not there, is past or is still to come ("no blood products"
+    sounds like "whole blood products", "old fracture" like "open fracture", "I'll shield" like "eye shield"):
+    rewriting it away would put on the card as done or present what the medic denied, dated or planned."""
     plain = word.lower().replace("’", "'")
-    return plain in NOT_NOW or plain.endswith("n't")
+    return plain in NOT_NOW or plain.endswith(("n't", "'ll"))
 
 
 def _said_as(term: str) -> set[str]:

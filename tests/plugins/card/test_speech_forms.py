@@ -54,6 +54,17 @@ def test_plurals_repeated_parts_and_a_side_said_after_the_part(card_stage: Plugi
         "c1 b injury[left calf] = shrapnel wound"}
     assert card_of(card_stage, "GSW to the shoulder, the left.") == {
         "c1 b mechanism = gsw", "c1 b injury[left shoulder] = gunshot wound"}
+    assert card_of(card_stage, "CATs on both arms at 0940.") == {
+        "c1 b tourniquet[right arm] = extremity", "c1 b tourniquet[right arm].type = cat",
+        "c1 b tourniquet[right arm].time = 0940", "c1 b tourniquet[left arm] = extremity",
+        "c1 b tourniquet[left arm].type = cat", "c1 b tourniquet[left arm].time = 0940"}
+    assert card_of(card_stage, "The cats in the compound are fed.") == set()  # only the capitals say the device
+
+
+def test_a_reading_that_came_down_to_a_value_is_that_reading(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "Heart rate came down to one oh two after the fluids.") == {
+        "c1 c vitals[~1000].pulse = 102"}
+    assert card_of(card_stage, "TQ came down at 0950.") == set()  # a tourniquet that came down is off
 
 
 @pytest.mark.parametrize("heard", [

@@ -67,10 +67,11 @@ def test_a_word_heard_whole_is_never_put_in_another_form(corrector, heard, term)
 
 
 @pytest.mark.parametrize("heard", ["No blood products given.", "Nothing given.", "Blood products? No, none yet.",
-                                   "Old fracture of the left arm, healed."])
+                                   "Old fracture of the left arm, healed.", "I'll shield his left eye in a minute."])
 def test_a_word_saying_not_or_not_now_is_never_rewritten_into_a_term(corrector, heard):
-    """'no blood' sounds like 'whole blood' and 'old fracture' like 'open fracture': the rewrite would put on the
-    card as done or present what the medic said was not given or is past."""
+    """'no blood' sounds like 'whole blood', 'old fracture' like 'open fracture' and "I'll shield" like 'eye
+    shield': the rewrite would put on the card as done or present what the medic said was not given, is past or
+    is still to come."""
     assert corrector.correct(heard) == heard
 
 
