@@ -10,7 +10,7 @@ the value it replaced.
 How an event lands: a rejected one is left off (and listed in `rejected`); a
 negated one or a dictated note goes to G notes, in the medic's words; a
 correction replaces the casualty's latest entry of its kind (the same drug,
-fluid or body region when one was named); a single field (evacuation category,
+fluid or body region when one was named), keeping the slots it does not say; a single field (evacuation category,
 last four...) keeps the latest value said and names the ones it replaced; a
 repeat of the same mechanism, injury, airway, eye shield, splint or hypothermia
 treatment replaces the earlier one instead of listing it twice; vitals go to
@@ -38,6 +38,16 @@ REPEATS_REPLACE = ("mechanism", "injury", "airway", "eye_shield", "splint", "hyp
 CORRECTION_KEYS = {"medication": "name", "fluid": "product", "injury": "region"}
 
 
+def _restating(event: Event, replaced: Entry | None) -> Event:
+    """A correction says the slots it restates ("wait, the TQ was 0901"): the ones it does not say stay as the entry
+    it replaces had them (the TQ's limb), rather than going blank."""
+    if replaced is None or type(replaced.event.what) is not type(event.what):
+        return event
+    kept = {name: value for name, value in replaced.event.what if value is not None
+            and getattr(event.what, name) is None}
+    return event.model_copy(update={"what": event.what.model_copy(update=kept)}) if kept else event
+
+
 class _Builder:
     """One casualty's card, folded event by event."""
 
@@ -56,12 +66,13 @@ class _Builder:
             return
         status = "confirmed" if verdict == "confirm" else (
             "unconfirmed" if event.uncertain or event.out_of_range else "recorded")
-        entry = Entry(event=event, status=status)
         if event.negated or event.kind == "note":
-            self.card.g_notes.append(entry)
+            self.card.g_notes.append(Entry(event=event, status=status))
             return
+        replaced = self._latest_of_kind(event) if event.correction else None
+        entry = Entry(event=_restating(event, replaced), status=status)
         if event.correction:
-            self._replace(self._latest_of_kind(event), entry)
+            self._replace(replaced, entry)
         if event.kind in VITAL_KINDS:
             self._vital(entry)
         elif event.kind == "responder":

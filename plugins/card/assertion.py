@@ -38,7 +38,7 @@ _REFERS_BACK = re.compile(r"\b(?:he|he['’]s|his|him|she|she['’]s|her)\b")
 _LAST_ITEM = re.compile(r"[\w'-]+(?:\s+[\w'-]+){0,2}[\s.!]*")
 _LIST_WORDS = re.compile(r"(?:\s|,|\b(?:and|or|a|an|the|any|some|either|neither|also|more)\b)*")
 # what comes to a thing after it was done, said in a clause of its own after it ("IV in, blew it")
-_SAID_AFTER = ("removed", "failed", "withheld")
+_SAID_AFTER = ("removed", "failed", "withheld", "absent")
 _ONLY_SLOTS = re.compile(r"(?:\s|[,.!]|\b(?:it|them|that|this|one|off|out|at|around|about|too|again|already|now|"
                          r"later|\d+)\b)*")  # "blew it", "converted at 1440": nothing else named
 _DENIED_ACT = ("yet", "already", "ever", "even", "been", "have", "has", "had", "it", "he", "she", "we", "i", "they")
@@ -81,6 +81,7 @@ class SentenceContext:
         if rules.any_patterned.search(s.lower, s.start, s.end):  # one pass first: most sentences hold none
             found += [(m.start(), m.end(), t) for t in rules.patterned  # type: ignore[union-attr]
                       for m in t.rx.finditer(s.lower, s.start, s.end) if m.end() > m.start()]
+        pseudo += s.cues  # "at eighteen thirty, no, eighteen forty": the "no" corrects, it does not deny
         found = [(a, b, t) for a, b, t in found if not any(c < b and a < d for c, d in pseudo)]
         kept = [(a, b, t) for a, b, t in found  # a phrase inside a longer one is part of it ("not going to give")
                 if not any(c <= a and b <= d and d - c > b - a for c, d, _ in found)]

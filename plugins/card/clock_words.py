@@ -1,5 +1,5 @@
 """Clock times said the way people read a watch: "ten past nine", "quarter to ten", "half past nine", "half
-nine", "nine o'clock", "at two".
+nine", "nine o'clock", "at two", "at noon".
 
 Such a time names an hour on a 12-hour dial; the card needs a 24-hour one. It is
 read as the one of its two readings nearest the moment it was said (within six
@@ -37,8 +37,9 @@ _TO_ALONE = re.compile(_OWN_CLAUSE + _MINUTE + r"\s+(?P<dir>to)\s+" + _HOUR + _E
 _HALF = re.compile(r"(?:" + _CUE + r"|" + _OWN_CLAUSE + r")half\s+" + _HOUR + r"\b" + _NOT_AFTER)  # half past
 _OCLOCK = re.compile(r"\b" + _HOUR + r"\s+o['’]?\s*clock\b")
 _AT_HOUR = re.compile(r"\bat\s+" + _HOUR + _END)
+_NOON = re.compile(_CUE + r"(?P<noon>noon|midday|midnight)\b")  # "moxi at noon": 1200 on any clock
 # what every pattern above needs: a sentence without it (most) is passed over in one scan
-_MAYBE = re.compile(r"\b(?:past|after|half|clock)\b|\b(?:to|till|before|at)\s+(?:1[0-2]|[1-9]|"
+_MAYBE = re.compile(r"\b(?:past|after|half|clock|noon|midday|midnight)\b|\b(?:to|till|before|at)\s+(?:1[0-2]|[1-9]|"
                     + "|".join(_HOURS) + r")\b")
 # a reading's words: a number after them is the reading, not a time (context.py reads "pulse at one twenty" so too)
 READING_WORDS = r"pulse|hr|heart\s+rate|bp|pressure|systolic|sats?|spo2|resps?|rr|rate|pain|temp|temperature"
@@ -50,9 +51,13 @@ def clock_words(lower: str, start: int, end: int, now_hhmm: str) -> Iterator[tup
     if not _MAYBE.search(lower, start, end):
         return
     taken: list[tuple[int, int]] = []
-    for pattern in (_PAST, _TO, _TO_ALONE, _HALF, _OCLOCK, _AT_HOUR):
+    for pattern in (_PAST, _TO, _TO_ALONE, _HALF, _OCLOCK, _AT_HOUR, _NOON):
         for match in pattern.finditer(lower, start, end):
             if any(a < match.end() and match.start() < b for a, b in taken):
+                continue
+            if pattern is _NOON:
+                taken.append((match.start(), match.end()))
+                yield "0000" if match.group("noon") == "midnight" else "1200", match.start(), match.end()
                 continue
             alone = pattern in (_AT_HOUR, _TO_ALONE)
             if alone and _READING_BEFORE.search(lower, max(start, match.start() - 40), match.start()):

@@ -30,6 +30,7 @@ _REGION = re.compile(r"(?:\b(?P<side>left\s+and\s+right|right\s+and\s+left|left|
 _MEASURE = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
                       r"forty|fifty|hundred|few|several|couple)(?:\s+or\s+\w+)?[\s-]+$")
 _MEASURE_PARTS = ("foot", "feet")  # "fell fifteen feet", "a six foot drop": a length, not a body part
+_SMALL = re.compile(r"\bsmall\s+$")
 # another casualty named in speech with no punctuation ("... tq left arm casualty three burns to both hands"): what
 # is said after it is not about the mention before it
 NEXT_CASUALTY = re.compile(r"\b(?:next\s+)?(?:casualty|patient)\s+(?:number\s+)?(?:\d|one|two|three|four|five|six)\b")
@@ -82,6 +83,8 @@ def regions(sentence: Sentence, start: int, end: int) -> list[Region]:
         if said(match, "part") in _MEASURE_PARTS and _MEASURE.search(sentence.lower, max(0, match.start() - 30),
                                                                       match.start()):
             continue
+        if said(match, "part") == "arms" and _SMALL.search(sentence.lower, max(0, match.start() - 8), match.start()):
+            continue  # "small arms": the weapon
         part = BODY_PARTS[said(match, "part")]
         side = SIDES.get(match.group("side") or "", "both" if match.group("side") else None)  # "left and right"
         trailing = TRAILING_SIDE.match(sentence.lower, match.end(), end) if side is None else None

@@ -189,7 +189,8 @@ MEDICATIONS = {"txa": ("TXA", "other"), "tranexamic acid": ("TXA", "other"), "fe
                "moxi": ("moxifloxacin", "antibiotic"), "fentanyl lollipop": ("fentanyl", "analgesic"),
                "fentanyl lollipops": ("fentanyl", "analgesic"), "ancef": ("cefazolin", "antibiotic"),
                "invanz": ("ertapenem", "antibiotic"), "toradol": ("ketorolac", "analgesic"),
-               "morph": ("morphine", "analgesic"), "tranexamic": ("TXA", "other"),
+               "morph": ("morphine", "analgesic"), "tranexamic": ("TXA", "other"), "fent": ("fentanyl", "analgesic"),
+               "ertap": ("ertapenem", "antibiotic"),
                "methoxyflurane": ("methoxyflurane", "analgesic"), "penthrox": ("methoxyflurane", "analgesic")}
 ROUTES = {"iv": "IV", "io": "IO", "im": "IM", "po": "PO", "in": "IN", "intranasal": "IN", "intravenous": "IV",
           "intravenously": "IV", "intraosseous": "IO", "intramuscular": "IM", "intramuscularly": "IM",

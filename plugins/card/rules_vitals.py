@@ -66,12 +66,12 @@ _AVPU = pattern(AVPU)
 _PAIN = re.compile(r"(?<!\bto\s)(?<!\bfor\s)\bpain(?!ful|\s+(?:meds?|medication|management|control|relief))\b"
                    r"(?:\s+(?:score|scale|level))?")
 _ALERT_SUBJECT = re.compile(r"\b(?:is|he's|she's|he’s|she’s|patient|casualty|pt|remains|now|was|appears|awake|"
-                            r"still)\s+$|^\s*(?:casualty|patient)\s+\w+\s+$")
+                            r"still|with\s+it,?)\s+$|^\s*(?:casualty|patient)\s+\w+\s+$")  # "he's with it, alert"
 _ALERT_VERB = re.compile(r"\b(?:stay|be|keep|on|high|remain)\s+$")
 _NOT_AVPU_ALERT = re.compile(r"\s+(?:the|them|him|her|everyone|all|for|to|command|medevac|qrf|platoon|team|"
                              r"squad|us)\b")
 _READING = re.compile(r"\b(?:pulse|bp|blood\s+pressure|sats?|spo2|respiratory\s+rate|respirations|rr|hr|resps?|"
-                      r"pain)\s+\w")
+                      r"pain)(?:['’]s)?\s+\w")
 # how a casualty reacts, and to what: "groans to pain", "only moans to a sternal rub", "opens his eyes to his name"
 _REACTS = re.compile(r"\b(?:respond(?:s|ing)?|react(?:s|ing)?|a?rousable|withdraw(?:s|ing)?|moan(?:s|ing)?|"
                      r"groan(?:s|ing)?|grimac(?:es|ing)|flinch(?:es|ing)?|localiz(?:es|ing)|opens\s+(?:his\s+|her\s+)?eyes)\s+"
@@ -114,11 +114,11 @@ def _number_after(s: Sentence, end: int, until: int | None = None) -> tuple[floa
 
 def _number_before(s: Sentence, start: int) -> tuple[float, int, int] | None:
     """A reading said before its vital's word, alone at the head of its clause ("a hundred and twelve heart rate");
-    never four digits, a clock time ("0930 pulse 110")."""
+    never four digits, a clock time ("0930 pulse 110"), nor the minutes of one ("at 9:58 resps picking up")."""
     clause_start = s.clause_of(start)[0]
     number = first_number(s.text, clause_start, start)
     if number is None or number.value is None or s.text[clause_start:number.start].strip(" ,") or \
-            _CLOCK.fullmatch(s.text, number.start, number.end) or \
+            _CLOCK.fullmatch(s.text, number.start, number.end) or s.text.endswith(":", 0, number.start) or \
             not _NUMBER_FIRST.fullmatch(s.lower, number.end, start):
         return None
     return number.value, number.start, number.end

@@ -56,8 +56,9 @@ def _utterances(raw: list[Any]) -> list[Utterance]:
     return out
 
 
-# eight writers' tune sets: rules may change on them
-TUNE_FILES = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8", "tune9", "tune10", "tune11")
+# the tune sets of twelve writers: rules may change on them
+TUNE_FILES = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8", "tune9", "tune10", "tune11",
+              "tune12")
 SET_OF_FILE = {**dict.fromkeys(TUNE_FILES, "tune"), "heldout": "heldout"}  # file -> the half it belongs to
 
 

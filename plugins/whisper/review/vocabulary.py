@@ -155,7 +155,7 @@ class VocabularyCorrector:
             and sim > scores.get((start + 1, end, term), -1.0) and sim > scores.get((start, end - 1, term), -1.0)
             and not self._heard_as_said(words[start:end], term) and not _changes_form(words[end - 1], term)
             and self._rest_sounds_alike(words[start:end], term)
-            and not any(_not_now(w) for w in words[start:end])
+            and not any(_not_now(w) for w in words[start:end]) and not _across_clitic(words[start:end], term)
         ]
         chosen: list[Correction] = []
         taken = self._already_terms(words)  # a term heard right is never rewritten into another
@@ -251,6 +251,12 @@ def _not_now(word: str) -> bool:
     rewriting it away would put on the card as done or present what the medic denied, dated or planned."""
     plain = word.lower().replace("’", "'")
     return plain in NOT_NOW or plain.endswith(("n't", "'ll"))
+
+
+def _across_clitic(run: list[str], term: str) -> bool:
+    """A word with "'s" before another word of the run: "pressure's dropping" is "pressure is dropping", a clause,
+    never one term ("pressure dressing"); a term that holds an apostrophe itself ("Hartmann's solution") may."""
+    return "'" not in term.replace("’", "'") and any(w.replace("’", "'").endswith("'s") for w in run[:-1])
 
 
 def _said_as(term: str) -> set[str]:

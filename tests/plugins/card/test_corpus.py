@@ -1,7 +1,7 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune11`, by eleven
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune12`, by twelve
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
 figures, and the held-out half, which no test reads).
 
@@ -24,7 +24,8 @@ from tests.support.card_score import Score
 TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 229, 0.90, 0.96),
              ("tune4", 217, 0.90, 0.94), ("tune5", 204, 0.93, 0.97), ("tune6", 210, 0.87, 0.93),
              ("tune7", 215, 0.86, 0.93), ("tune8", 210, 0.80, 0.91), ("tune9", 200, 0.72, 0.89),
-             ("tune10", 200, 0.76, 0.85), ("tune11", 200, 0.80, 0.94)]
+             ("tune10", 200, 0.76, 0.85), ("tune11", 200, 0.80, 0.94),
+             ("tune12", 200, 0.79, 0.94)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -60,13 +61,15 @@ READ_OTHERWISE = {
     **{(case, "c1 f medication[fentanyl].route = otfc"): "OTFC (oral transmucosal fentanyl citrate) is how it was "
        "given, as the other tune sets write it"
        for case in ("t7084", "t7132", "t7176", "t7186", "t8111", "t8201", "t8210", "t9073", "t9172", "t9180", "t9188",
-                    "t9196", "t10167", "t10191", "t10194", "t11086", "t11143", "t11178")},
+                    "t9196", "t10167", "t10191", "t10194", "t11086", "t11143", "t11178", "t12083", "t12168")},
     ("t9119", "c1 f medication[fentanyl].route = otfc (unconfirmed)"): "OTFC likewise (the dose was doubted)",
     ("t7168", "c1 b injury[back] = gunshot wound"): "'shot in the left shoulder, it exited out the back': the exit "
                                                      "wound is a wound of the back",
     ("t7115", "c1 b tourniquet[left leg] = extremity"): "'GSW left thigh TQ high and tight': the tourniquet said in "
                                                         "the same breath as the wound it stops is on that limb",
     ("t9124", "c1 b tourniquet[left leg] = extremity"): "'gsw left thigh tq applied' likewise",
+    **{("t12110", line): "'gsw left thigh tq on at 0920' likewise"
+       for line in ("c1 b tourniquet[left leg] = extremity", "c1 b tourniquet[left leg].time = 0920")},
     **{("t10103", line): "'GSW left thigh tq high and tight 0915' likewise"
        for line in ("c1 b tourniquet[left leg] = extremity", "c1 b tourniquet[left leg].time = 0915")},
     **{("t9192", line): "'Hartmann's running through the cannula in his right hand since quarter past eleven': the "
@@ -98,6 +101,8 @@ LEFT_OPEN = {
     ("t11168", "c1 b injury[-] = suspected fracture"): "'Shot through the left upper arm, the bone feels unstable, "
     "possible fracture there too': 'there' is the arm just named; the suspected fracture is read with its region "
     "blank",
+    ("t12163", "c1 b injury[scalp] = laceration"): "'Pressure dressing to the scalp lac, left side': the side said "
+    "after the comma at the end is lost (the laceration is on the card, its side blank)",
 }
 
 

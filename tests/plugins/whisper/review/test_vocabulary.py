@@ -75,6 +75,13 @@ def test_a_word_saying_not_or_not_now_is_never_rewritten_into_a_term(corrector, 
     assert corrector.correct(heard) == heard
 
 
+@pytest.mark.parametrize("heard", ["His pressure's dropping.", "Her pressure's dropping fast."])
+def test_a_term_is_never_made_across_a_word_with_s(corrector, heard):
+    """"pressure's dropping" is "pressure is dropping", a clause: rewritten "pressure dressing", it puts a dressing
+    nobody put on on the card."""
+    assert corrector.correct(heard) == heard
+
+
 @pytest.mark.parametrize("heard", [
     "Tourniquet placed zero nine five two.",  # "nine five" -> "9-line" lost the five: "zero 9-line two"
     "Placed zero nine five five.",
