@@ -98,7 +98,6 @@ class Trigger:
 class ContextRules:
     index: PhraseIndex[Trigger]  # every trigger phrase
     patterned: tuple[Trigger, ...]  # the triggers given as patterns
-    any_patterned: re.Pattern[str]  # matches where any of them does: a sentence it misses needs none of them run
     pseudo: PhraseIndex[None]
     pseudo_patterns: tuple[re.Pattern[str], ...]
     done: PhraseIndex[bool]  # each act word, and whether it is past tense
@@ -133,8 +132,6 @@ class ContextRules:
         past = [w for e in parsed.done if e.past_tense for w in e.words]  # act words that say the act is over
         return cls(index=PhraseIndex([(w, t) for entry, t in triggers for w in entry.words]),
                    patterned=tuple(t for _, t in triggers if t.rx is not None),
-                   any_patterned=re.compile("|".join(f"(?:{t.rx.pattern})" for _, t in triggers if t.rx is not None)
-                                            or "(?!)"),
                    pseudo=PhraseIndex([(w, None) for e in parsed.pseudo for w in e.words]),
                    pseudo_patterns=tuple(re.compile(e.pattern) for e in parsed.pseudo if e.pattern),
                    done=PhraseIndex([(w, e.past_tense) for e in parsed.done for w in e.words]),

@@ -60,10 +60,10 @@ class PhraseIndex(Generic[T]):
 
     def find(self, lower: str, said: list[Word]) -> Iterator[tuple[int, int, T]]:
         """Each phrase said, its words apart by spaces only (a comma between ends a phrase)."""
-        for i, first in enumerate(said):
-            for phrase, value in self._by_first.get(first.text, ()):
-                n = len(phrase)
-                if i + n <= len(said) and all(said[i + k].text == phrase[k] and
-                                              not lower[said[i + k - 1].end:said[i + k].start].strip()
-                                              for k in range(1, n)):
-                    yield first.start, said[i + n - 1].end, value
+        texts = [w.text for w in said]
+        for i, text in enumerate(texts):
+            for phrase, value in self._by_first.get(text, ()):
+                end = i + len(phrase)
+                if end == i + 1 or tuple(texts[i:end]) == phrase and all(
+                        not lower[said[k - 1].end:said[k].start].strip() for k in range(i + 1, end)):
+                    yield said[i].start, said[end - 1].end, value
