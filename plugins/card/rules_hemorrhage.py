@@ -34,6 +34,7 @@ _HEMOSTATIC = pattern(HEMOSTATIC)
 _PRESSURE = pattern(PRESSURE)
 _COUNTS = {"two": 2, "2": 2, "three": 3, "3": 3}
 _COUNT = re.compile(r"\b(two|2|three|3)\s+(?:\w+\s+)?$")
+_TIME_OF = re.compile(r"\s+time\b")  # "TQ time 0912": the time of the tourniquet just said
 
 
 
@@ -43,6 +44,8 @@ def tourniquets(s: Sentence) -> Iterator[Finding]:
     worded = {s.clause_of(m.start()) for m in mentions}
     mentions += [m for m in s.find(_DEVICE) if s.clause_of(m.start()) not in worded]  # "a second CAT was placed"
     mentions.sort(key=lambda m: m.start())
+    mentions = [m for i, m in enumerate(mentions)  # "tq tq right arm": one tourniquet, the word said twice
+                if i + 1 == len(mentions) or s.lower[m.end():mentions[i + 1].start()].strip()]
     for i, mention in enumerate(mentions):
         clause_start, clause_end = s.clause_of(mention.start())
         if i + 1 < len(mentions) and mentions[i + 1].start() < clause_end:  # "TQ left leg at 0905 TQ right arm"
@@ -56,7 +59,7 @@ def tourniquets(s: Sentence) -> Iterator[Finding]:
         limbs = [r for r in regions(s, clause_start, min(dressed, default=clause_end)) if r.limb]  # not the dressing's
         if any(r.start > mention.start() for r in limbs):  # "gsw right thigh tq right leg": the thigh is the wound's
             limbs = [r for r in limbs if r.start > mention.start()]
-        if not limbs and found and found[-1].what.limb is not None:
+        if found and (not limbs and found[-1].what.limb is not None or _TIME_OF.match(s.lower, mention.end())):
             found[-1] = _merged(found[-1], device, category, spans)
             continue
         count = _COUNT.search(s.lower, max(clause_start, mention.start() - 12), mention.start())

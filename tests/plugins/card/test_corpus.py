@@ -1,7 +1,7 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune12`, by twelve
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune13`, by thirteen
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
 figures, and the held-out half, which no test reads).
 
@@ -25,7 +25,7 @@ TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 22
              ("tune4", 217, 0.90, 0.94), ("tune5", 204, 0.93, 0.97), ("tune6", 210, 0.87, 0.93),
              ("tune7", 215, 0.86, 0.93), ("tune8", 210, 0.80, 0.91), ("tune9", 200, 0.72, 0.89),
              ("tune10", 200, 0.76, 0.85), ("tune11", 200, 0.80, 0.94),
-             ("tune12", 200, 0.79, 0.94)]
+             ("tune12", 200, 0.79, 0.94), ("tune13", 200, 0.79, 0.92)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -61,7 +61,8 @@ READ_OTHERWISE = {
     **{(case, "c1 f medication[fentanyl].route = otfc"): "OTFC (oral transmucosal fentanyl citrate) is how it was "
        "given, as the other tune sets write it"
        for case in ("t7084", "t7132", "t7176", "t7186", "t8111", "t8201", "t8210", "t9073", "t9172", "t9180", "t9188",
-                    "t9196", "t10167", "t10191", "t10194", "t11086", "t11143", "t11178", "t12083", "t12168")},
+                    "t9196", "t10167", "t10191", "t10194", "t11086", "t11143", "t11178", "t12083", "t12168",
+                    "t13092", "t13173", "t13187")},
     ("t9119", "c1 f medication[fentanyl].route = otfc (unconfirmed)"): "OTFC likewise (the dose was doubted)",
     ("t7168", "c1 b injury[back] = gunshot wound"): "'shot in the left shoulder, it exited out the back': the exit "
                                                      "wound is a wound of the back",
@@ -70,6 +71,16 @@ READ_OTHERWISE = {
     ("t9124", "c1 b tourniquet[left leg] = extremity"): "'gsw left thigh tq applied' likewise",
     **{("t12110", line): "'gsw left thigh tq on at 0920' likewise"
        for line in ("c1 b tourniquet[left leg] = extremity", "c1 b tourniquet[left leg].time = 0920")},
+    **{("t13189", line): "'GSW left thigh, CAT at zero nine fifty' likewise" for line in (
+        "c1 b tourniquet[left leg] = extremity", "c1 b tourniquet[left leg].time = 0950",
+        "c1 b tourniquet[left leg].type = cat")},
+    **{("t13097", line): "'whole blood 1 unit through the IO started 0935': the blood runs through an IO that is "
+       "in, which the card lists as access (as 'through the IV in his right hand' is)"
+       for line in ("c1 e access[io] = yes", "c1 e access[io].time = 0935")},
+    ("t13173", "c1 b injury[nose] = suspected injury"): "'Singed nose hairs and a hoarse voice, possible inhalation "
+    "injury': a suspected injury said, at the nose its clause names",
+    ("t13179", "c1 b injury[jaw] = gunshot wound"): "'Shot in the face, his jaw is gone': the jaw is a wounded region "
+    "said, listed beside the face",
     **{("t10103", line): "'GSW left thigh tq high and tight 0915' likewise"
        for line in ("c1 b tourniquet[left leg] = extremity", "c1 b tourniquet[left leg].time = 0915")},
     **{("t9192", line): "'Hartmann's running through the cannula in his right hand since quarter past eleven': the "
@@ -103,6 +114,11 @@ LEFT_OPEN = {
     "blank",
     ("t12163", "c1 b injury[scalp] = laceration"): "'Pressure dressing to the scalp lac, left side': the side said "
     "after the comma at the end is lost (the laceration is on the card, its side blank)",
+    ("t13035", "c1 e breathing[o2] = yes"): "'The oxygen regulator is broken, he is not getting any O2': the oxygen "
+    "named with the broken kit is read as given; 'broken' cannot be a failed attempt without denying every broken "
+    "bone",
+    ("t13166", "c1 b tourniquet[-] = yes"): "'TQs high on the thigh, two of them, left': the side said last, after "
+    "the count, is lost (one tourniquet with no limb instead of two on the left leg)",
 }
 
 
