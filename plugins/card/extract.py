@@ -31,6 +31,7 @@ from tcccd.plugins.card.entry_times import doubted_time, heading_time, lead_time
 from tcccd.plugins.card.finding import Finding, out_of_range
 from tcccd.plugins.card.phrases import words
 from tcccd.plugins.card.rule_table import findings as rule_findings
+from tcccd.plugins.card.rules_hemorrhage import beside_the_last
 from tcccd.plugins.card.sentences import Sentence, split
 from tcccd.plugins.card.trail import Trail
 from tcccd.wire.card_events import VITAL_KINDS, CasualtySwitch, Event, EventTime, TextSpan, TranscriptRef
@@ -191,16 +192,17 @@ class Extraction:
             return False
         if not note and self._same_tourniquet(finding):
             return True
-        when = (own or lead) if not note and finding.what.kind not in UNTIMED else None
+        what = beside_the_last(s, finding, self.last.what if self.last else None)
+        when = (own or lead) if not note and what.kind not in UNTIMED else None
         start, end = _trimmed(s.text, *s.act_of(finding.named[0])) if note else (finding.start, finding.end)
         for a, b in doubted + ([(when.start, when.end)] if when is not None else []):
             start, end = min(start, a), max(end, b)  # the words it stands on: the time said, a doubted "Give"
         flags = {"negated": note, "assertion": status, "correction": correcting and not note,
-                 "out_of_range": out_of_range(finding.what),
+                 "out_of_range": out_of_range(what),
                  "uncertain": bool(doubted) or ahead or self._doubted(start, end)
                  or (self.casualty_doubted and not note) or getattr(finding.what, "dose_to", None) is not None
                  or (when is None and not note and self._time_doubted(s, finding))}
-        self._emit(finding.what, start, end, finding.rule, when, flags)
+        self._emit(what, start, end, finding.rule, when, flags)
         return not note
 
     def _clock_behind(self, said_hhmm: str) -> None:

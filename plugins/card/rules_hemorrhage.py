@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 from tcccd.plugins.card.finding import NEXT_CASUALTY, Finding, regions, said, spanning
 from tcccd.plugins.card.lexicon import (
@@ -35,6 +36,8 @@ _PRESSURE = pattern(PRESSURE)
 _COUNTS = {"two": 2, "2": 2, "three": 3, "3": 3}
 _COUNT = re.compile(r"\b(two|2|three|3)\s+(?:\w+\s+)?$")
 _TIME_OF = re.compile(r"\s+time\b")  # "TQ time 0912": the time of the tourniquet just said
+_BESIDE = re.compile(r"\b(?:above|below|proximal\s+to|distal\s+to|next\s+to|beside)\s+(?:it|that\s+one|"
+                     r"the\s+first(?:\s+one)?|the\s+other(?:\s+one)?)\b")
 
 
 
@@ -76,6 +79,16 @@ def tourniquets(s: Sentence) -> Iterator[Finding]:
                 finding = replace(finding, head=(region.start, region.end))  # "... and right leg at 0910": its time
             found.append(finding)
     yield from found
+
+
+def beside_the_last(s: Sentence, finding: Finding, last: Any) -> Any:
+    """'Still bleeding, second CAT just above it': a tourniquet said with no limb, placed by the tourniquet said
+    before it (`last`, the last entry, maybe of an earlier utterance), is on that one's limb."""
+    what = finding.what
+    if what.kind != "tourniquet" or what.limb is not None or getattr(last, "kind", None) != "tourniquet" or \
+            last.limb is None or not _BESIDE.search(s.lower, *s.clause_of(finding.named[0])):
+        return what
+    return what.model_copy(update={"limb": last.limb, "category": what.category or "extremity"})
 
 
 def _merged(earlier: Finding, device: re.Match | None, category: re.Match | None,

@@ -21,7 +21,7 @@ from tcccd.plugins.card.numbers import Number, first_number, numbers_in
 __all__ = ["Number", "Sentence", "first_number", "numbers_in", "split"]
 _SENTENCE_END = re.compile(r"[.!?;]+(?=\s|$)")
 _AFTER_DOSE = re.compile(r"\d\s*(?:g|mg|mcg|ml|cc|units?)\s+$")  # "2 g iv", "15 mg po": a route, whatever its case
-_WENT_IN = re.compile(r"in(?=\s*(?:[,;:.!?]|$|and\b|now\b))")  # "TXA 2 g in, no blood": it went in (not the nose)
+_WENT_IN = re.compile(r"in(?=\s*(?:[,;:.!?]|$|and\b|now\b|at\b))")  # "TXA 2 g in, no blood": it went in (not the nose)
 _READINGS = ("hr", "rr", "sat")  # "hr 124", "rr 24": a reading, not "1 hr"
 _NUMBER_NEXT = re.compile(r"\s+\d")
 _CASE_SENSITIVE = {"in", "im", "po", "sl", "io", "iv", "hr", "rr", "lr", "ns", "sat", "cat", "cats"}

@@ -1,7 +1,7 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune13`, by thirteen
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune14`, by fourteen
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
 figures, and the held-out half, which no test reads).
 
@@ -25,7 +25,8 @@ TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 22
              ("tune4", 217, 0.90, 0.94), ("tune5", 204, 0.93, 0.97), ("tune6", 210, 0.87, 0.93),
              ("tune7", 215, 0.86, 0.93), ("tune8", 210, 0.80, 0.91), ("tune9", 200, 0.72, 0.89),
              ("tune10", 200, 0.76, 0.85), ("tune11", 200, 0.80, 0.94),
-             ("tune12", 200, 0.79, 0.94), ("tune13", 200, 0.79, 0.92)]
+             ("tune12", 200, 0.79, 0.94), ("tune13", 200, 0.79, 0.92),
+             ("tune14", 200, 0.78, 0.86)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -62,7 +63,7 @@ READ_OTHERWISE = {
        "given, as the other tune sets write it"
        for case in ("t7084", "t7132", "t7176", "t7186", "t8111", "t8201", "t8210", "t9073", "t9172", "t9180", "t9188",
                     "t9196", "t10167", "t10191", "t10194", "t11086", "t11143", "t11178", "t12083", "t12168",
-                    "t13092", "t13173", "t13187")},
+                    "t13092", "t13173", "t13187", "t14088", "t14175")},
     ("t9119", "c1 f medication[fentanyl].route = otfc (unconfirmed)"): "OTFC likewise (the dose was doubted)",
     ("t7168", "c1 b injury[back] = gunshot wound"): "'shot in the left shoulder, it exited out the back': the exit "
                                                      "wound is a wound of the back",
@@ -77,6 +78,15 @@ READ_OTHERWISE = {
     **{("t13097", line): "'whole blood 1 unit through the IO started 0935': the blood runs through an IO that is "
        "in, which the card lists as access (as 'through the IV in his right hand' is)"
        for line in ("c1 e access[io] = yes", "c1 e access[io].time = 0935")},
+    **{("t14087", line): "'1 unit whole blood through the IO started 09:48' likewise"
+       for line in ("c1 e access[io] = yes", "c1 e access[io].time = 0948")},
+    ("t14153", "c1 e access[iv] = yes"): "'Sorry, IV, he's got a line': an IV line is in, which the card lists as "
+    "access",
+    **{(case, line): "a tourniquet put on and later converted to a pressure dressing was put on: the card keeps "
+       "it, with the conversion in its notes and the dressing beside it" for case, line in (
+           ("t14029", "c1 b tourniquet[right leg] = extremity"), ("t14029", "c1 b tourniquet[right leg].time = 0920"),
+           ("t14029", "c1 b tourniquet[right leg].type = cat"), ("t14136", "c1 b tourniquet[left arm] = extremity"),
+           ("t14136", "c1 b tourniquet[left arm].time = 0915"))},
     ("t13173", "c1 b injury[nose] = suspected injury"): "'Singed nose hairs and a hoarse voice, possible inhalation "
     "injury': a suspected injury said, at the nose its clause names",
     ("t13179", "c1 b injury[jaw] = gunshot wound"): "'Shot in the face, his jaw is gone': the jaw is a wounded region "
@@ -119,6 +129,18 @@ LEFT_OPEN = {
     "bone",
     ("t13166", "c1 b tourniquet[-] = yes"): "'TQs high on the thigh, two of them, left': the side said last, after "
     "the count, is lost (one tourniquet with no limb instead of two on the left leg)",
+    **{("t14041", line): "'Moxi at zero nine hundred with his breakfast' said at 08:55: a time 5 minutes ahead is "
+       "read as the medic's watch running ahead of the kit's (FUTURE_SLACK_MIN), so the dose is read as given"
+       for line in ("c1 f medication[moxifloxacin] = yes", "c1 f medication[moxifloxacin].route = po",
+                    "c1 f medication[moxifloxacin].time = 0900")},
+    ("t14127", "c1 b tourniquet[-] = yes"): "'Tourniquet went on the arm, up high, the left one': the side said "
+    "last is lost",
+    ("t14137", "c1 e dressing[hemostatic].time = 0952"): "'Packed the right groin with ChitoGauze, then the junctional "
+    "device on top at zero nine fifty-two': the time is given to the packing too",
+    ("t14174", "c1 b tourniquet[left arm#3] = extremity"): "'Both TQs still on, left arm' (a later check) is read as "
+    "a third tourniquet",
+    ("t14196", "c1 b tourniquet[-] = yes"): "'Two tourniquets on patient one, both legs': the limbs said after the "
+    "casualty are lost (one tourniquet, no limb)",
 }
 
 

@@ -7,7 +7,8 @@
   not this medic's, a one-word "no" or "n/a" after the thing it denies, a dose still to come at noon; the weapon
   "small arms"; slang drug names; a clock's minutes before a reading's word; AVPU said as "with it"; a correction two
   utterances later that says only the time.
-- A condition said first, a drip stopped, a drug turned down, and a tourniquet said twice in one breath.
+- A condition said first, a drip stopped, a drug turned down, a tourniquet said twice in one breath; a near miss
+  ("almost gave"), a dropped vial, a dose drawn up and not pushed; a second tourniquet placed "above it".
 And the same words where the act was done.
 
 Sentences written for these tests (not the corpus's). Each asserts the whole card, so a field added or lost fails.
@@ -115,3 +116,23 @@ def test_a_condition_said_first_a_drip_stopped_or_a_drug_turned_down_gives_nothi
 def test_a_tourniquet_said_twice_in_one_breath_is_one(card_stage: PluginHarness, heard: str,
                                                       lines: set[str]) -> None:
     assert card_of(card_stage, heard) == lines
+
+
+@pytest.mark.parametrize("heard", [
+    "Almost gave him the fentanyl, his sats dropped.",
+    "Dropped the ketamine vial, drawing up another.",
+    "Drew up 50 of ketamine, didn't push it.",
+    "Did anybody give him TXA",
+    "The medic is pushing morphine on the guy by the door.",
+    "Drew up the fentanyl and caught it before I pushed, wrong drug.",
+])
+def test_a_near_miss_a_dropped_vial_or_a_dose_drawn_up_and_not_pushed_gives_nothing(
+        card_stage: PluginHarness, heard: str) -> None:
+    assert card_of(card_stage, heard) == set()
+
+
+def test_a_second_tourniquet_placed_above_the_first_is_on_its_limb(card_stage: PluginHarness) -> None:
+    assert card_of(card_stage, "CAT left arm at 0910.", "Still bleeding, second CAT right above it at 0925.") == {
+        "c1 b tourniquet[left arm] = extremity", "c1 b tourniquet[left arm].type = cat",
+        "c1 b tourniquet[left arm].time = 0910", "c1 b tourniquet[left arm#2] = extremity",
+        "c1 b tourniquet[left arm#2].type = cat", "c1 b tourniquet[left arm#2].time = 0925"}
