@@ -21,6 +21,8 @@ event's index, so that replaying the same transcript gives the same ids.
 
 from __future__ import annotations
 
+from typing import Any
+
 from tcccd.plugins.card import dialogue
 from tcccd.plugins.card.assertion import DONE, SentenceContext
 from tcccd.plugins.card.clock_words import local_hhmm, minutes_ahead, shifted
@@ -190,9 +192,9 @@ class Extraction:
         note = status != DONE
         if finding.rule.endswith(".incomplete") and not note:
             return False
-        if not note and self._same_tourniquet(finding):
-            return True
         what = beside_the_last(s, finding, self.last.what if self.last else None)
+        if not note and self._same_tourniquet(what, finding.end):
+            return True
         when = (own or lead) if not note and what.kind not in UNTIMED else None
         start, end = _trimmed(s.text, *s.act_of(finding.named[0])) if note else (finding.start, finding.end)
         for a, b in doubted + ([(when.start, when.end)] if when is not None else []):
@@ -240,18 +242,18 @@ class Extraction:
         return doubted_time(s, self.uncertain, *s.clause_of(finding.named[0])) or self.sentence_head_doubted or (
             self.head_doubted and self.sentences > 1 and finding.what.kind in VITAL_KINDS)
 
-    def _same_tourniquet(self, finding: Finding) -> bool:
+    def _same_tourniquet(self, what: Any, end_char: int) -> bool:
         """'Tourniquet applied to the left leg at 0912. CAT tourniquet.': a tourniquet said with no limb and no
         category right after another (nothing between, same transcript) is that tourniquet again, and gives it its
         type; the sentence-level rule does the same within one sentence (rules_hemorrhage). Two tourniquets said
         one after the other are told apart by their limbs, which is what a medic says of a second one."""
-        what, last = finding.what, self.events[-1] if self.events else None
+        last = self.events[-1] if self.events else None
         if what.kind != "tourniquet" or what.limb is not None or what.category not in (None, "extremity") or \
                 last is None or last.kind != "tourniquet" or last.negated:
             return False
         if what.device is not None and last.what.device not in (None, what.device):
             return False
-        start, end = last.words.start_char, max(last.words.end_char, finding.end)
+        start, end = last.words.start_char, max(last.words.end_char, end_char)
         merged = last.what.model_copy(update={"device": last.what.device or what.device})
         self.events[-1] = last.model_copy(update={
             "what": merged, "words": TextSpan(start_char=start, end_char=end, text=self.request.text[start:end]),

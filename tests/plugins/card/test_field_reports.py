@@ -131,8 +131,11 @@ def test_a_near_miss_a_dropped_vial_or_a_dose_drawn_up_and_not_pushed_gives_noth
     assert card_of(card_stage, heard) == set()
 
 
-def test_a_second_tourniquet_placed_above_the_first_is_on_its_limb(card_stage: PluginHarness) -> None:
-    assert card_of(card_stage, "CAT left arm at 0910.", "Still bleeding, second CAT right above it at 0925.") == {
+@pytest.mark.parametrize("said", [("CAT left arm at 0910.", "Still bleeding, second CAT right above it at 0925."),
+                                  ("CAT left arm at 0910. Still bleeding, second CAT right above it at 0925.",)])
+def test_a_second_tourniquet_placed_above_the_first_is_on_its_limb(card_stage: PluginHarness,
+                                                                   said: tuple[str, ...]) -> None:
+    assert card_of(card_stage, *said) == {
         "c1 b tourniquet[left arm] = extremity", "c1 b tourniquet[left arm].type = cat",
         "c1 b tourniquet[left arm].time = 0910", "c1 b tourniquet[left arm#2] = extremity",
         "c1 b tourniquet[left arm#2].type = cat", "c1 b tourniquet[left arm#2].time = 0925"}
