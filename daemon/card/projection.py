@@ -10,11 +10,12 @@ the value it replaced.
 How an event lands: a rejected one is left off (and listed in `rejected`); a
 negated one or a dictated note goes to G notes, in the medic's words; a
 correction replaces the casualty's latest entry of its kind (the same drug,
-fluid or body region when one was named), keeping the slots it does not say; a single field (evacuation category,
-last four...) keeps the latest value said and names the ones it replaced; a
-repeat of the same mechanism, injury, airway, eye shield, splint or hypothermia
-treatment replaces the earlier one instead of listing it twice; vitals go to
-the column of the time said, or of the utterance's clock minute.
+fluid or body region when one was named), keeping the slots it does not say;
+a single field (evacuation category, last four...) keeps the latest value said
+and names the ones it replaced; a repeat of the same mechanism, injury, airway,
+eye shield, splint or hypothermia treatment replaces the earlier one instead of
+listing it twice; vitals go to the column of the time said, or of the
+utterance's clock minute.
 """
 
 from __future__ import annotations
@@ -71,8 +72,7 @@ class _Builder:
             return
         replaced = self._latest_of_kind(event) if event.correction else None
         entry = Entry(event=_restating(event, replaced), status=status)
-        if event.correction:
-            self._replace(replaced, entry)
+        self._replace(replaced, entry)
         if event.kind in VITAL_KINDS:
             self._vital(entry)
         elif event.kind == "responder":
