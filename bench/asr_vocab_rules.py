@@ -3,7 +3,8 @@ decoder text and the same audio.
 
 Rules (`--without`, any of them): `numbers` (a run becomes a term only if the term says the same numbers),
 `marks` (a one-word term is never made of words a punctuation mark splits), `shared-word` (where the run and the
-term share a first or last word, the rest must sound alike on its own).
+term share a first or last word, the rest must sound alike on its own), `persons` (no run holding "him", "her",
+"them", "us", "me").
 
 The whisper stage runs in-process (beam 5, bias on: bench/asr.py's `tcccd` column) once per clip of every set of
 bench/asr.py. For each segment the decoder writes, the review is decided twice on the same encoder output: with
@@ -55,7 +56,7 @@ from tcccd.plugins.whisper.review.vocabulary import VocabularyCorrector, default
 from tcccd.wire.protocol import AudioFormat, Message  # noqa: E402
 
 SETS = (*asr.SPLITS, *asr.LONG_SPLITS)
-RULES = ("numbers", "marks", "shared-word")
+RULES = ("numbers", "marks", "shared-word", "persons")
 
 
 def without(rules: set[str]) -> type[VocabularyCorrector]:
@@ -74,6 +75,10 @@ def without(rules: set[str]) -> type[VocabularyCorrector]:
 
         def _rest_sounds_alike(self, run: list[str], term: str) -> bool:
             return "shared-word" in rules or super()._rest_sounds_alike(run, term)
+
+        @staticmethod
+        def _about_a_person(run: list[str]) -> bool:
+            return "persons" not in rules and VocabularyCorrector._about_a_person(run)
 
     return Without
 

@@ -83,6 +83,9 @@ class Segment(BaseModel):
     uncertain: list[UncertainWord] | None = None
 
 
+MAX_OTHERS = 16  # casualties whose last entry is carried besides the current one's
+
+
 class Restatable(_Strict):
     """The last entry said: what a restated slot ("Correction, 25 mg.") corrects, with its time."""
 
@@ -90,6 +93,7 @@ class Restatable(_Strict):
     spoken: str | None = Field(None, max_length=8)
     relative_min: float | None = None
     at_hhmm: str | None = Field(None, pattern=HHMM)
+    casualty: int | None = Field(None, description="whose entry it is: a correction after a switch is not of it")
 
 
 class Carry(_Strict):
@@ -97,6 +101,8 @@ class Carry(_Strict):
 
     correcting: bool = Field(False, description="'Correction.' ended the transcript: what is said next restates")
     last: Restatable | None = Field(None, description="the last entry said, for a correction in the next transcript")
+    others: list[Restatable] = Field(default_factory=list, max_length=MAX_OTHERS, description=(
+        "the last entry of each other casualty seen lately: 'Back to one, you've got the wrong arm' corrects his"))
     casualty_doubted: bool = Field(False, description="the current casualty's number was a word the ASR doubted: "
                                                       "entries filed under it are shown unconfirmed")
     asked: Literal["pulse", "bp", "rr", "spo2", "pain", "allergies"] | None = Field(

@@ -100,6 +100,7 @@ def slot_clauses(lower: str, acts: list[Span], cues: list[Span]) -> list[Span]:
         pieces += _cut(lower, start, end, cuts)
     named = [HEAD.search(lower, a, b) is not None for a, b in pieces]
     other = [_ANOTHER.search(lower, a, b) is not None for a, b in pieces]
+    steps = [i > 0 and _NEXT_STEP.search(lower, pieces[i - 1][1], a) is not None for i, (a, _) in enumerate(pieces)]
     groups: list[list[Span]] = [[]]
     for i, piece in enumerate(pieces):  # a cue starts a new stretch: nothing is joined across it
         if i and any(pieces[i - 1][1] <= c[0] and c[1] <= piece[0] for c in cues):
@@ -108,35 +109,42 @@ def slot_clauses(lower: str, acts: list[Span], cues: list[Span]) -> list[Span]:
     out: list[Span] = []
     k = 0
     for group in groups:
-        flags, others = named[k:k + len(group)], other[k:k + len(group)]
+        flags, others, opens = named[k:k + len(group)], other[k:k + len(group)], steps[k:k + len(group)]
         k += len(group)
-        out += _joined(group, flags, others)
+        out += _joined(group, flags, others, opens)
     return out
 
 
-def _joined(pieces: list[Span], named: list[bool], other: list[bool]) -> list[Span]:
+def _joined(pieces: list[Span], named: list[bool], other: list[bool], opens: list[bool]) -> list[Span]:
+    """`opens`: the piece follows "then", "after that"...: a step after the mention before it, so its slots are the
+    next mention's ("I gave the ketamine, fifty IM, then at the CCP, zero nine fifty-five, the TXA went in")."""
     if not any(named):
         return [(pieces[0][0], pieces[-1][1])] if pieces else []
     out: list[Span] = []
     pending_start: int | None = None  # clauses before the first mention join the first clause that names one
-    for piece, has_head, its_own in zip(pieces, named, other, strict=True):
+    for piece, has_head, its_own, step in zip(pieces, named, other, opens, strict=True):
         if its_own and not has_head:  # "Got a TQ on, need another for the right arm": the arm is the other's
             out.append(piece)
         elif has_head:
             out.append((pending_start if pending_start is not None else piece[0], piece[1]))
             pending_start = None
-        elif out:
+        elif out and pending_start is None and not step:
             out[-1] = (out[-1][0], piece[1])
         elif pending_start is None:
             pending_start = piece[0]
+    if pending_start is not None and out:  # a step that named nothing after it: its slots stay with the last one
+        out[-1] = (out[-1][0], pieces[-1][1])
     return out
 
 
-def _trimmed(lower: str, span: Span) -> Span:
-    start, end = span
-    while start < end and lower[start].isspace():
+_NEXT_STEP = re.compile(r"\b(?:then|after\s+that|afterwards|later)\b")
+
+
+def trimmed(text: str, start: int, end: int) -> Span:
+    """[start, end) without the spaces at either end."""
+    while start < end and text[start].isspace():
         start += 1
-    while end > start and lower[end - 1].isspace():
+    while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
 
@@ -151,7 +159,7 @@ def _cut(lower: str, start: int, end: int, cuts: list[Span]) -> list[Span]:
         cursor = b
     if cursor < end:
         out.append((cursor, end))
-    return [_trimmed(lower, p) for p in out if lower[p[0]:p[1]].strip()] or [(start, end)]
+    return [trimmed(lower, *p) for p in out if lower[p[0]:p[1]].strip()] or [(start, end)]
 
 
 def clause_at(clauses: list[Span], pos: int) -> Span:

@@ -30,7 +30,8 @@ _AT = re.compile(r"\b(?:at|@)\s+$")  # a time follows
 _OPENS = re.compile(r"(?:(\d)\s+|^|\s)(?:at|@)\s+$")
 _LEADS = re.compile(r"[\s,:]*(?:(?:the|his|her|a|an|he|had|got|gave|was|is)\s+)*")
 _HEADING = re.compile(r"[\s,:;-]*(?:(?:pfc|update|reassessment|reassess|flowsheet|flow\s+sheet|obs|observations|vitals|"
-                      r"check|recheck|status|report|sitrep|at|time|now|it['’]?s|hours|hrs|the|hour\s+\w+)[\s,:;-]*)*")
+                      r"check|recheck|status|report|sitrep|night|morning|evening|shift|hourly|handover|at|time|now|"
+                      r"it['’]?s|hours|hrs|the|hour\s+\w+)[\s,:;-]*)*")
 
 
 def lead_time(s: Sentence, said: list[Said], findings: list[Finding], context: SentenceContext,

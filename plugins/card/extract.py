@@ -25,6 +25,7 @@ from typing import Any
 
 from tcccd.plugins.card import dialogue
 from tcccd.plugins.card.assertion import DONE, SentenceContext
+from tcccd.plugins.card.clauses import trimmed
 from tcccd.plugins.card.clock_words import local_hhmm, minutes_ahead, shifted
 from tcccd.plugins.card.context import MAX_CASUALTY, Said, Switch, future, past, switches, times
 from tcccd.plugins.card.context_rules import ContextRules
@@ -37,7 +38,7 @@ from tcccd.plugins.card.rules_hemorrhage import beside_the_last
 from tcccd.plugins.card.sentences import Sentence, split
 from tcccd.plugins.card.trail import Trail
 from tcccd.wire.card_events import VITAL_KINDS, CasualtySwitch, Event, EventTime, TextSpan, TranscriptRef
-from tcccd.wire.card_stage import CardEvents, CardExtract, Carry, ClockAhead, Restatable
+from tcccd.wire.card_stage import MAX_OTHERS, CardEvents, CardExtract, Carry, ClockAhead, Restatable
 
 Span = tuple[int, int]
 SCHEDULED = "scheduled"
@@ -68,6 +69,7 @@ class Extraction:
         self.casualty = request.casualty
         self.events: list[Event] = []
         self.correcting, self.last = request.carry.correcting, request.carry.last
+        self.others = {entry.casualty: entry for entry in request.carry.others}  # each other casualty's last entry
         self.casualty_doubted = request.carry.casualty_doubted
         self.asked, self.undone, self.open_status = request.carry.asked, request.carry.undone, request.carry.open_status
         self.inherited: str | None = None  # how the sentence before was said, for one that only continues it
@@ -83,7 +85,8 @@ class Extraction:
         for sentence in split(self.request.text, self.rules.corrections):
             self._sentence(sentence)
         return CardEvents(events=self.events, casualty=self.casualty, carry=Carry(
-            correcting=self.correcting, last=self.last, casualty_doubted=self.casualty_doubted, asked=self.asked,
+            correcting=self.correcting, last=self.last, others=list(self.others.values())[-MAX_OTHERS:],
+            casualty_doubted=self.casualty_doubted, asked=self.asked,
             undone=self.undone, open_status=self.open_status), clock_ahead=self.clock_ahead)
 
     def _sentence(self, s: Sentence) -> None:
@@ -151,7 +154,7 @@ class Extraction:
             end = max(end, s.clause_of(start)[1])
             laid = restated(s, start, end, before.what, said)
             what, when = laid if laid is not None else (before.what, None)
-            start, end = _trimmed(s.text, start, end)
+            start, end = trimmed(s.text, start, end)
             self._emit(what, start, end, "redone", when, {
                 "out_of_range": out_of_range(what), "uncertain": self._doubted(start, end) or self.casualty_doubted})
             self.undone = undone = None
@@ -161,6 +164,11 @@ class Extraction:
             self.casualty_doubted = True
             return
         number = switch.number if switch.number is not None else min(self.casualty + 1, MAX_CASUALTY)
+        if self.last is None or self.last.casualty != number:  # "Back to one, correction, left arm": his last entry
+            if self.last is not None and self.last.casualty is not None:
+                self.others.pop(self.last.casualty, None)
+                self.others[self.last.casualty] = self.last
+            self.last = self.others.pop(number, None)
         self.casualty = number
         self.casualty_doubted = self._doubted(switch.start, switch.end)
         self._emit(CasualtySwitch(number=number), switch.start, switch.end, "casualty", None, {})
@@ -192,11 +200,12 @@ class Extraction:
         note = status != DONE
         if finding.rule.endswith(".incomplete") and not note:
             return False
-        what = beside_the_last(s, finding, self.last.what if self.last else None)
+        what = beside_the_last(s, finding, self.last.what if self.last and self.last.casualty in (None, self.casualty)
+                               else None)
         if not note and self._same_tourniquet(what, finding.end):
             return True
         when = (own or lead) if not note and what.kind not in UNTIMED else None
-        start, end = _trimmed(s.text, *s.act_of(finding.named[0])) if note else (finding.start, finding.end)
+        start, end = trimmed(s.text, *s.act_of(finding.named[0])) if note else (finding.start, finding.end)
         for a, b in doubted + ([(when.start, when.end)] if when is not None else []):
             start, end = min(start, a), max(end, b)  # the words it stands on: the time said, a doubted "Give"
         flags = {"negated": note, "assertion": status, "correction": correcting and not note,
@@ -218,8 +227,8 @@ class Extraction:
         if not s.text[start:end].strip(" ,.:;!?-"):
             self.correcting = True
             return
-        if self.last is None:
-            return
+        if self.last is None or self.last.casualty not in (None, self.casualty):
+            return  # "Back to one, you've got the wrong arm": the last entry said is casualty two's
         found = restated(s, start, end, self.last.what, said)
         if found is None:
             return
@@ -227,7 +236,7 @@ class Extraction:
         time = None if when is not None else EventTime(
             logged_ts=self.request.utterance_ts, logged_hhmm=self.logged_hhmm, spoken=self.last.spoken,
             relative_min=self.last.relative_min, at_hhmm=self.last.at_hhmm)
-        words = _trimmed(s.text, start, end)
+        words = trimmed(s.text, start, end)
         self._emit(what, *words, "correction.restated", when, {
             "correction": True, "out_of_range": out_of_range(what),
             "uncertain": self._doubted(*words) or self.casualty_doubted or getattr(what, "dose_to", None) is not None},
@@ -283,12 +292,5 @@ class Extraction:
     def _remember(self, event: Event) -> None:
         if event.kind not in ("casualty", "note", "responder"):
             self.last = Restatable(what=event.what, spoken=event.time.spoken, relative_min=event.time.relative_min,
-                                   at_hhmm=event.time.at_hhmm)
+                                   at_hhmm=event.time.at_hhmm, casualty=event.casualty)
 
-
-def _trimmed(text: str, start: int, end: int) -> Span:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end

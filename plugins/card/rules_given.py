@@ -12,7 +12,7 @@ its own slot clause (tcccd.plugins.card.clauses) and before the next item: a
 dose, unit or route never crosses a comma or "and" into another item ("TXA 2 g,
 ketamine 50 mg"). A number said right after a drug with no unit is its dose as
 said ("ketamine 50 IM" -> 50). A drug named twice in a row ("fentanyl 800 mcg
-OTFC") is one administration; a medication's class is the DD 1380 one
+OTFC", "the OTFC, it's fentanyl") is one administration; a medication's class is the DD 1380 one
 (analgesic, antibiotic, other).
 
 Access: "IV" is access only when said as access ("IV access", "18 gauge IV in
@@ -52,6 +52,8 @@ _RANGE = re.compile(r"\s*(?:to|-)\s*", re.IGNORECASE)
 _ONE = re.compile(r"(?<![\w-])(?:an?|another|one\s+more|first|second|third|fourth|1st|2nd|3rd|4th)\s+"
                   r"(?=(?:unit|liter|litre|gram)\b)", re.IGNORECASE)  # "first unit of plasma": one unit
 _BARE_BEFORE = re.compile(r"\s+(?:of\s+)?$", re.IGNORECASE)  # "fifty of ketamine", "five hundred Hextend"
+_NAMED_AGAIN = re.compile(r"\s*,?\s*(?:it['’]s|that['’]s|it\s+is|that\s+is|which\s+is)\s+(?:the\s+)?",
+                          re.IGNORECASE)  # "gave him the OTFC, it's fentanyl": the same drug by its name
 _ROUTE = pattern(ROUTES)
 _ITEM = pattern([f for f in [*FLUIDS, *MEDICATIONS] if f not in ROUTES])  # OTFC is fentanyl's route too
 _ACCESS = pattern(ACCESS)
@@ -127,16 +129,24 @@ def nearest_amount(s: Sentence, found: list[Amount], name_start: int, name_end: 
 
 
 def bare_dose(s: Sentence, name_start: int, name_end: int, scope_start: int, scope_end: int) -> Amount | None:
-    """A number with no unit said right after the name ('ketamine 50 IM', 'Hextend five hundred in') or right before
-    it ('fifty of ketamine', 'five hundred Hextend'): the amount as said, with no unit."""
+    """A number with no unit said right after the name ('ketamine 50 IM', 'Hextend five hundred in', after a comma
+    only with its route: 'the ketamine, fifty IM', never 'ketamine, 20 minutes ago') or right before it ('fifty of
+    ketamine', 'five hundred Hextend'): the amount as said, with no unit."""
     number = first_number(s.text, name_end, scope_end)
-    if number is not None and not s.text[name_end:number.start].strip() and _bare(s, number, scope_end):
+    between = s.text[name_end:number.start].strip() if number is not None else None
+    if number is not None and (not between or between == "," and _route_next(s, number.end, scope_end)) and \
+            _bare(s, number, scope_end):  # "the ketamine, fifty IM": after a comma only with its route
         return Amount(number.value, None, number.start, number.end)  # type: ignore[arg-type]
     before = [n for n in numbers_in(s.text, scope_start, name_start)
               if _BARE_BEFORE.fullmatch(s.text, n.end, name_start)]
     if before and _bare(s, before[-1], name_start):
         return Amount(before[-1].value, None, before[-1].start, before[-1].end)  # type: ignore[arg-type]
     return None
+
+
+def _route_next(s: Sentence, at: int, end: int) -> bool:
+    way = next(s.find(_ROUTE, at, end), None)
+    return way is not None and not s.text[at:way.start()].strip()
 
 
 def _bare(s: Sentence, number: Number, scope_end: int) -> bool:
@@ -204,7 +214,8 @@ def medications(s: Sentence) -> Iterator[Finding]:
     found: list[Finding] = []
     for match in s.find(_DRUG):
         name, drug_class = MEDICATIONS[said(match)]
-        if found and found[-1].what.name == name and s.clause_of(found[-1].start) == s.clause_of(match.start()):
+        if found and found[-1].what.name == name and (s.clause_of(found[-1].start) == s.clause_of(match.start()) or
+                                                      _NAMED_AGAIN.fullmatch(s.lower, found[-1].end, match.start())):
             continue
         scope_start, scope_end = item_scope(s, match.start(), match.end())
         dose = nearest_amount(s, [a for a in amounts(s, scope_start, scope_end) if a.unit not in ("L", "unit")],

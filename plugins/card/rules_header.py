@@ -43,7 +43,9 @@ _NKA = re.compile(r"\bno\s+known\s+(?:drug\s+)?allerg(?:ies|y)\b|\bnkda\b|\bnka\
                   r"\bdenies\s+(?:any\s+)?(?:known\s+)?(?:drug\s+)?allergies\b|"
                   r"\ballergies\s*[,:]?\s*(?:none|nil|negative)\b|\ballergic\s+to\s+(?:nothing|none)\b")
 _ALLERGIC = re.compile(r"\b(?:allergic|allergy|allergies|sensitive|anaphylaxis|reaction|reacts|reacted)\s*"
-                       r"(?:to|:|are|include|includes|is|except|other\s+than|besides|apart\s+from)\s*")
+                       r"(?:to|:|are|include|includes|is|except|other\s+than|besides|apart\s+from)"
+                       r"(?!\s*(?:pain|painful|voice|verbal|sound|noise|touch|light|sternal|stimul\w*|(?:his|her)\s+name)"
+                       r"\b)\s*")  # "he only reacts to pain": how he responds (AVPU), no allergy
 # "penicillin and sulfa allergies": the names said before the word
 _ALLERGEN_BEFORE = re.compile(r"\b((?:[a-z][\w'’-]*(?:\s*,\s*|\s+)){1,6})allerg(?:y|ies)\b")
 _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|with|says|he|she|he's|she's|is|severe|"

@@ -65,6 +65,8 @@ _CARE_OR_SWITCH = re.compile(_TREATMENT.pattern + "|" + NEXT_CASUALTY.pattern)
 # frag to the face"; "two CATs on the right thigh, traumatic amputation right leg")
 _CARE_SITE = re.compile(_TREATMENT.pattern + r"|\b(?:cats?|shield(?:ed|s)?|splinted|splints?)\b")
 _EXPLOSIVES = ("IED", "grenade", "RPG", "mortar", "artillery", "landmine")
+# "ringing ears", "his ears are ringing": a symptom of the blast, not where a wound is
+_RINGING = re.compile(r"\bringing\b")
 _LANDMARK = re.compile(r"\b(?:above|below|at|through|proximal\s+to|distal\s+to|just\s+(?:above|below))\s+"
                        r"(?:the\s+|his\s+|her\s+)?(?:(?:left|right)\s+)?$")
 _FALL = re.compile(alternation(FALL_WORDS) + r"(?:\s+(?:about|around|roughly|like|over|maybe|down|off|from|out|of|a|an|"
@@ -107,7 +109,8 @@ def injuries(s: Sentence) -> Iterator[Finding]:
         treated = next(s.find(_TREATMENT, clause_start, clause_end), None) is not None
         kinds = [k for k in kinds if not (treated and INJURIES[said(k)] in SITE_OF_CARE)]
         places = [r for r in regions(s, clause_start, clause_end) if not any(a <= r.start < b for a, b in devices)]
-        places = [r for r in places if not _care_site(s, r, kinds)]
+        places = [r for r in places if not _care_site(s, r, kinds) and not _RINGING.search(
+            s.lower, max(clause_start, r.start - 20), min(clause_end, r.end + 14))]
         sided = {r.part for r in places if r.side}  # "right thigh, entry and exit both on the thigh": one thigh
         places = [r for r in places if r.side or r.part not in sided]
         landmarks = [r for r in places if _LANDMARK.search(s.lower, max(clause_start, r.start - 30), r.start)]

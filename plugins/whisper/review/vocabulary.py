@@ -30,6 +30,9 @@ REST_MIN_SIMILARITY = 0.5  # a run's words beside one it shares with the term: "
 # Words that say a thing is not there, not now or still to come: a rewrite never takes one away.
 NOT_NOW = frozenset({"no", "not", "nor", "never", "none", "nothing", "neither", "without", "cannot", "nil", "old",
                      "prior", "previous", "history", "will", "shall", "gonna"})
+# Words for a person as the object of an act: a run holding one is never rewritten (VocabularyCorrector.
+# _about_a_person). Not "he", "we": tiny.en writes "He mostatic" for "hemostatic".
+PERSONS = frozenset({"him", "her", "them", "us", "me"})
 _DROP = str.maketrans("", "", "ˈˌːʲ' -")
 _FOLD = str.maketrans({"ɾ": "t", "ᵻ": "ɪ", "ɐ": "ə", "ɚ": "ɹ", "ɝ": "ɹ", "ɜ": "ə", "i": "ɪ", "ʊ": "u", "ɑ": "a",
                        "ɔ": "o", "ɡ": "k", "d": "t", "z": "s", "v": "f", "b": "p", "ð": "θ"})
@@ -155,7 +158,8 @@ class VocabularyCorrector:
             and sim > scores.get((start + 1, end, term), -1.0) and sim > scores.get((start, end - 1, term), -1.0)
             and not self._heard_as_said(words[start:end], term) and not _changes_form(words[end - 1], term)
             and self._rest_sounds_alike(words[start:end], term)
-            and not any(_not_now(w) for w in words[start:end]) and not _across_clitic(words[start:end], term)
+            and not any(_not_now(w) for w in words[start:end]) and not self._about_a_person(words[start:end])
+            and not _across_clitic(words[start:end], term)
         ]
         chosen: list[Correction] = []
         taken = self._already_terms(words)  # a term heard right is never rewritten into another
@@ -197,6 +201,12 @@ class VocabularyCorrector:
         else:
             return True
         return _alike(self._run_sounds(heard), self._phonemizer.sounds(" ".join(said))) >= REST_MIN_SIMILARITY
+
+    @staticmethod
+    def _about_a_person(run: list[str]) -> bool:
+        """The run names a person ("get him in", "pick him up"): a clause about someone, never the sound of a drug
+        or a device ("get him in" sounds like "ketamine"); where the audio said the term, it is missed, not invented."""
+        return any(_plain(w) in PERSONS for w in run)
 
     def _already_terms(self, words: list[str]) -> set[int]:
         """Word positions inside a run of words that already spells a multi-word term ("hemostatic gauze" must not

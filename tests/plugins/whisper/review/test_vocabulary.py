@@ -82,6 +82,13 @@ def test_a_term_is_never_made_across_a_word_with_s(corrector, heard):
     assert corrector.correct(heard) == heard
 
 
+@pytest.mark.parametrize("heard", ["Get him in the truck.", "Let's get him in the HPMK.", "Roll him upside down."])
+def test_words_about_a_person_are_never_rewritten_into_a_term(corrector, heard):
+    """"get him in" sounds like "ketamine" and "him upside" like "pickup site": a clause about someone, rewritten,
+    puts a drug nobody gave on the card."""
+    assert corrector.correct(heard) == heard
+
+
 @pytest.mark.parametrize("heard", [
     "Tourniquet placed zero nine five two.",  # "nine five" -> "9-line" lost the five: "zero 9-line two"
     "Placed zero nine five five.",

@@ -1,0 +1,72 @@
+"""Several voices on one card: a second voice correcting the medic, the medic putting another's report right, an
+order relayed from a doctor, care that went to someone else, teaching; and the slots such talk moves.
+
+- A second voice: "Doc, you've got the wrong arm, it's his left" restates the limb of the last tourniquet, and
+  after "Back to one" the last entry of casualty one, never the entry of the casualty said just before.
+- "No, it was morphine" after another's report replaces the drug; "no" between two numbers, or before a route,
+  restates that value.
+- Not done: "said to give", a drug that "went to the gunner", "the wrong guy", teaching ("say it back"), a question
+  after a clause of its own, a bag hung "but it's not running yet"; "reacts to pain" is how he responds, no allergy.
+- Slots: after "then", a time belongs to the step that follows it; a drug named again by "that's" is one drug; a
+  report's heading time ("Morning report, zero six hundred.") is its readings' column.
+
+Sentences written for these tests (not the corpus's). Each asserts the whole card. The medic speaks at 10:00.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tcccd.kit.testing import PluginHarness
+from tests.support.card_said import card_of
+
+NOTHING_DONE = [
+    "Surgeon on the net said to give TXA two grams IV.",
+    "Fentanyl went to the gunner, this one hasn't had any.",
+    "That's the wrong guy, the TXA went on the other stretcher.",
+    "For you new guys, ketamine is fifty IM, say it back.",
+    "Once we rolled him, did anybody see an exit wound",
+    "Lost my landmarks on the cric, bagging him for now.",
+]
+
+SAID = [
+    # a second voice correcting the medic's limb, in the same casualty and after a switch
+    (("TQ on the right arm at 0935.", "Doc, you've got the wrong arm, it's his left."),
+     {"c1 b tourniquet[left arm] = extremity", "c1 b tourniquet[left arm].time = 0935"}),
+    (("Casualty one, CAT left leg at 0940.", "Casualty two, chest seal right.",
+      "Back to one, you've got the wrong leg on his card, it's the right."),
+     {"c1 b tourniquet[right leg] = extremity", "c1 b tourniquet[right leg].time = 0940",
+      "c1 b tourniquet[right leg].type = cat", "c2 e breathing[chest seal] = right"}),
+    # a slot correction after a switch has nothing of this casualty's to restate: the other's entry stays his
+    (("Casualty two, pressure dressing left calf.", "Back to one. Correction, right arm."),
+     {"c2 e dressing[pressure] = left calf"}),
+    # the medic putting another's report right
+    (("Alpha says he got fentanyl.", "No, it was morphine, ten milligrams IV."),
+     {"c1 f medication[morphine] = 10 mg", "c1 f medication[morphine].route = iv"}),
+    (("Sats 91 no 94",), {"c1 c vitals[~1000].spo2 = 94%"}),
+    (("Morphine five IV, no, IM.",), {"c1 f medication[morphine] = 5", "c1 f medication[morphine].route = im"}),
+    # done beside words like those above
+    (("Bag of Hextend is spiked but it's not running yet. IV in the left hand.",),
+     {"c1 e access[iv] = left hand"}),
+    (("He only reacts to pain.",), {"c1 c vitals[~1000].avpu = p"}),
+    (("Doc said give him TXA so I gave TXA 2 g IV.",),
+     {"c1 f medication[txa] = 2 g", "c1 f medication[txa].route = iv"}),
+    # slots
+    (("Pushed ketamine IV, then at 0950, two grams TXA IV.",),
+     {"c1 f medication[ketamine] = yes", "c1 f medication[ketamine].route = iv", "c1 f medication[txa] = 2 g",
+      "c1 f medication[txa].route = iv", "c1 f medication[txa].time = 0950"}),
+    (("Gave the Mobic, that's meloxicam.",), {"c1 f medication[meloxicam] = yes"}),
+    (("Morning report, zero six hundred. Pulse 88, sats 97.",),
+     {"c1 c vitals[0600].pulse = 88", "c1 c vitals[0600].spo2 = 97%"}),
+]
+
+
+@pytest.mark.parametrize("heard", NOTHING_DONE)
+def test_what_was_not_done_gives_nothing(card_stage: PluginHarness, heard: str) -> None:
+    assert card_of(card_stage, heard) == set()
+
+
+@pytest.mark.parametrize(("said", "lines"), SAID)
+def test_the_card_holds_what_was_said_last(card_stage: PluginHarness, said: tuple[str, ...],
+                                           lines: set[str]) -> None:
+    assert card_of(card_stage, *said) == lines
