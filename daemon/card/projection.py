@@ -44,6 +44,9 @@ def _restating(event: Event, replaced: Entry | None) -> Event:
     it replaces had them (the TQ's limb), rather than going blank."""
     if replaced is None or type(replaced.event.what) is not type(event.what):
         return event
+    if event.what.kind == "medication" and event.what.name != replaced.event.what.name:
+        return event  # "No, that was ketamine": the morphine's dose and route were the morphine's (a unit of
+        # plasma corrected to whole blood is still a unit)
     kept = {name: value for name, value in replaced.event.what if value is not None
             and getattr(event.what, name) is None}
     return event.model_copy(update={"what": event.what.model_copy(update=kept)}) if kept else event

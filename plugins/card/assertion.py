@@ -41,7 +41,9 @@ _LIST_WORDS = re.compile(r"(?:\s|,|\b(?:and|or|a|an|the|any|some|either|neither|
 _SAID_AFTER = ("removed", "failed", "withheld", "absent")
 _ONLY_SLOTS = re.compile(r"(?:\s|[,.!]|\b(?:it|them|that|this|one|off|out|at|around|about|too|again|already|now|"
                          r"later|\d+)\b)*")  # "blew it", "converted at 1440": nothing else named
-_DENIED_ACT = ("yet", "already", "ever", "even", "been", "have", "has", "had", "it", "he", "she", "we", "i", "they")
+_PAUSE = re.compile(r"(?:\s|[,.]|\b(?:uh|um|er|erm|hold\s+on|hang\s+on|wait|okay|ok)\b)*")
+_DENIED_ACT = ("yet", "already", "ever", "even", "actually", "really", "been", "have", "has", "had", "it", "he",
+               "she", "we", "i", "they")
 Span = tuple[int, int]
 
 
@@ -142,9 +144,12 @@ class SentenceContext:
         return low, high
 
     def _clause_before(self, low: int) -> int:
-        """The start of the assertion clause before the one starting at `low` (or `low` when it is the first)."""
-        before = [a for a, b in self.s.acts if b <= low]
-        return before[-1] if before else low
+        """The start of the assertion clause before the one starting at `low` (or `low` when it is the first), past
+        clauses that only pause ("TXA, uh, hold on, not yet")."""
+        before = [(a, b) for a, b in self.s.acts if b <= low]
+        while len(before) > 1 and _PAUSE.fullmatch(self.s.lower, *before[-1]):
+            before.pop()
+        return before[-1][0] if before else low
 
     def _acted_end(self, end: int, high: int) -> int:
         """Where a denial said without punctuation stops: at a past act word taking an object further on ("no exit

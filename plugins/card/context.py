@@ -35,7 +35,8 @@ from tcccd.plugins.card.sentences import Sentence
 
 MAX_CASUALTY = 999
 _NAMED = re.compile(r"\b(?:back\s+to\s+|on\s+to\s+|moving\s+to\s+)?(?:casualty|patient|pt)\s+(?:number\s+|#\s*)?(?=\w)")
-_BACK_TO = re.compile(r"\bback\s+to\s+(?:number\s+)?(?=\w)")
+# "back to two", "I'm still on one"
+_BACK_TO = re.compile(r"\b(?:back\s+to|(?:i['’]?m|we['’]?re)\s+still\s+(?:on|with))\s+(?:number\s+)?(?=\w)")
 _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth)\s+(?:casualty|patient)\b|"
                       r"\b(?:back|going|go|moving|move|on|over|heading|switching|turning)\s+(?:on)?to\s+the\s+"
                       r"(first|second|third|fourth|fifth|sixth)\s+(?:guy|one|casualty|patient|man|soldier)\b")

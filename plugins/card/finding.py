@@ -31,6 +31,7 @@ _MEASURE = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|
                       r"forty|fifty|hundred|few|several|couple)(?:\s+or\s+\w+)?[\s-]+$")
 _MEASURE_PARTS = ("foot", "feet")  # "fell fifteen feet", "a six foot drop": a length, not a body part
 _SMALL = re.compile(r"\bsmall\s+$")
+_BACK_ON = re.compile(r"\s+(?:on|in|up|off|down|out|together)\b")
 # another casualty named in speech with no punctuation ("... tq left arm casualty three burns to both hands"): what
 # is said after it is not about the mention before it
 NEXT_CASUALTY = re.compile(r"\b(?:next\s+)?(?:casualty|patient)\s+(?:number\s+)?(?:\d|one|two|three|four|five|six)\b")
@@ -38,7 +39,7 @@ TRAILING_SIDE = re.compile(r"\s*,?\s*(?:the\s+|on\s+the\s+)?(left|right)(?:\s+(?
 BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
     ("pulse", "rate"): (20, 250), ("bp", "systolic"): (40, 250), ("bp", "diastolic"): (20, 150),
     ("rr", "rate"): (4, 60), ("spo2", "percent"): (50, 100), ("pain", "score"): (0, 10),
-    ("burn_extent", "percent"): (1, 100), ("fluid", "volume"): (1, 5000),
+    ("burn_extent", "percent"): (1, 100), ("fluid", "volume"): (1, 5000),  # mL
 }
 
 
@@ -85,6 +86,8 @@ def regions(sentence: Sentence, start: int, end: int) -> list[Region]:
             continue
         if said(match, "part") == "arms" and _SMALL.search(sentence.lower, max(0, match.start() - 8), match.start()):
             continue  # "small arms": the weapon
+        if said(match, "part") == "back" and _BACK_ON.match(sentence.lower, match.end()):
+            continue  # "splint's back on": again, not his back
         part = BODY_PARTS[said(match, "part")]
         side = SIDES.get(match.group("side") or "", "both" if match.group("side") else None)  # "left and right"
         trailing = TRAILING_SIDE.match(sentence.lower, match.end(), end) if side is None else None
@@ -137,6 +140,8 @@ def distinct(s: Sentence, rx: re.Pattern[str], table: dict[str, Any]) -> Iterato
 def out_of_range(what: Any) -> bool:
     for (kind, field), (low, high) in BOUNDS.items():
         value = getattr(what, field, None) if what.kind == kind else None
+        if value is not None and getattr(what, "unit", None) == "L":
+            value *= 1000  # the fluid bounds are in mL: "half a liter" is 500
         if value is not None and not low <= value <= high:
             return True
     if what.kind == "bp" and what.systolic is not None and what.diastolic is not None:

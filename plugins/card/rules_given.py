@@ -49,7 +49,7 @@ _UNIT = re.compile(r"\s*(?P<unit>" + "|".join(sorted((re.escape(u) for u in _UNI
                    + r")(?![\w/])(?P<per>\s*(?:/\s*|per\s+|a\s+)(?:kg|kilo|kilogram|kilograms)\b)?(?:\s+of\b)?",
                    re.IGNORECASE)
 _RANGE = re.compile(r"\s*(?:to|-)\s*", re.IGNORECASE)
-_ONE = re.compile(r"(?<![\w-])(?:an?|another|one\s+more|first|second|third|fourth|1st|2nd|3rd|4th)\s+"
+_ONE = re.compile(r"(?<![\w-])(?P<half>half\s+)?(?:an?|another|one\s+more|first|second|third|fourth|1st|2nd|3rd|4th)\s+"
                   r"(?=(?:unit|liter|litre|gram)\b)", re.IGNORECASE)  # "first unit of plasma": one unit
 _BARE_BEFORE = re.compile(r"\s+(?:of\s+)?$", re.IGNORECASE)  # "fifty of ketamine", "five hundred Hextend"
 _NAMED_AGAIN = re.compile(r"\s*,?\s*(?:it['’]s|that['’]s|it\s+is|that\s+is|which\s+is)\s+(?:the\s+)?",
@@ -108,7 +108,8 @@ def amounts(s: Sentence, start: int, end: int) -> list[Amount]:
     for match in _ONE.finditer(s.text, start, end):
         unit = _UNIT.match(s.text, match.end(), end)
         if unit:
-            found.append(Amount(1.0, _UNIT_WORDS[unit.group("unit").lower()], match.start(), unit.end()))
+            amount = 0.5 if match.group("half") else 1.0  # "half a liter"
+            found.append(Amount(amount, _UNIT_WORDS[unit.group("unit").lower()], match.start(), unit.end()))
     return sorted(found, key=lambda a: a.start)
 
 

@@ -26,7 +26,8 @@ TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 22
              ("tune7", 215, 0.86, 0.93), ("tune8", 210, 0.80, 0.91), ("tune9", 200, 0.72, 0.89),
              ("tune10", 200, 0.76, 0.85), ("tune11", 200, 0.80, 0.94),
              ("tune12", 200, 0.79, 0.94), ("tune13", 200, 0.79, 0.92),
-             ("tune14", 200, 0.78, 0.86), ("tune15", 200, 0.81, 0.94)]
+             ("tune14", 200, 0.78, 0.86), ("tune15", 200, 0.81, 0.94),
+             ("tune16", 200, 0.82, 0.90)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -66,6 +67,9 @@ READ_OTHERWISE = {
                     "t13092", "t13173", "t13187", "t14088", "t14175", "t15058", "t15099")},
     ("t15182", "c1 b injury[left abdomen] = gunshot wound"): "'shot in the belly, left side': the card names the "
     "belly the abdomen",
+    ("t16180", "c1 b injury[abdomen] = shrapnel wound"): "'frag to the belly' likewise",
+    ("t16171", "c1 b injury[back] = gunshot wound"): "'entry in front, exit out the back': the exit wound is a "
+                                                      "wound of the back",
     **{("t15189", line): "'GSW right thigh, CAT at zero nine fifty' likewise" for line in (
         "c1 b tourniquet[right leg] = extremity", "c1 b tourniquet[right leg].time = 0950",
         "c1 b tourniquet[right leg].type = cat")},
@@ -149,6 +153,16 @@ LEFT_OPEN = {
     ("t15031", "c1 e airway[cric] = yes"): "'Started the cric, lost my landmarks in all the blood, went back to "
     "bagging him': the failure said two clauses after the cric does not reach it ('went back to bagging' also "
     "follows an NPA that stays in)",
+    ("t16008", "c1 f medication[ketamine] = yes"): "'The ketamine, the one we talked about for his leg, yeah, he "
+    "never actually got that': the denial two clauses after the drug does not reach it",
+    ("t16027", "c1 b tourniquet[-] = yes"): "'Putting a second TQ on the' (broken off) / 'no, forget it, the first "
+    "one's holding': a later utterance that calls off what the one before began is not read (no limb, no time)",
+    ("t16076", "c1 f pill_pack = yes"): "'His buddy gave him a pill pack.' / 'No I didn't, Doc, I gave mine to "
+    "Reyes.': a second voice denying the last entry, with nothing restated, takes nothing off the card",
+    ("t16077", "c1 e breathing[chest seal] = yes"): "'I put a chest seal on Miller': a casualty named by name is "
+    "read as this one (later: 'The gunner, not this guy')",
+    ("t16186", "c1 e breathing[chest seal].time = 0947"): "'chest seal on the left needle d left at 0947' with no "
+    "punctuation: the time is given to the chest seal too",
     ("t15167", "c1 b injury[-] = laceration"): "'Pressure dressing, forehead, it's a long lac': the forehead said "
     "with the dressing is read as the dressing's place (the laceration is on the card, its region blank)",
 }

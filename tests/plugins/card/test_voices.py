@@ -5,10 +5,15 @@ order relayed from a doctor, care that went to someone else, teaching; and the s
   after "Back to one" the last entry of casualty one, never the entry of the casualty said just before.
 - "No, it was morphine" after another's report replaces the drug; "no" between two numbers, or before a route,
   restates that value.
+- "No you didn't, that was morphine" replaces the drug and keeps none of the other drug's slots; "Doc, it's on his
+  left arm" restates a limb; "no wait, I'm still on one" keeps the casualty; "actually" is a cue only opening a
+  clause ("he never actually got the Zofran" is a denial).
 - Not done: "said to give", a drug that "went to the gunner", "the wrong guy", teaching ("say it back"), a question
-  after a clause of its own, a bag hung "but it's not running yet"; "reacts to pain" is how he responds, no allergy.
+  after a clause of its own, a bag hung "but it's not running yet", "scrub the", "cancel the", "hang on, not yet",
+  "cutting the splint off"; "reacts to pain" is how he responds, no allergy.
 - Slots: after "then", a time belongs to the step that follows it; a drug named again by "that's" is one drug; a
-  report's heading time ("Morning report, zero six hundred.") is its readings' column.
+  report's heading time ("Morning report, zero six hundred.") is its readings' column; "half a liter" is 0.5 L (in
+  range); "back on" is no region.
 
 Sentences written for these tests (not the corpus's). Each asserts the whole card. The medic speaks at 10:00.
 """
@@ -27,6 +32,11 @@ NOTHING_DONE = [
     "For you new guys, ketamine is fifty IM, say it back.",
     "Once we rolled him, did anybody see an exit wound",
     "Lost my landmarks on the cric, bagging him for now.",
+    "Morphine, um, hang on, not yet, let's see his pressure.",
+    "Scrub the fentanyl, his resps are down.",
+    "Cancel the TXA, he's past three hours.",
+    "He never actually got the Zofran.",
+    "Cutting the splint off to look at the wound.",
 ]
 
 SAID = [
@@ -44,6 +54,13 @@ SAID = [
     (("Alpha says he got fentanyl.", "No, it was morphine, ten milligrams IV."),
      {"c1 f medication[morphine] = 10 mg", "c1 f medication[morphine].route = iv"}),
     (("Sats 91 no 94",), {"c1 c vitals[~1000].spo2 = 94%"}),
+    # a second voice: "No you didn't, that was morphine" keeps no slot of the fentanyl; "Doc, it's on his left arm"
+    (("I gave him fentanyl, fifty IV.", "No you didn't, that was morphine."), {"c1 f medication[morphine] = yes"}),
+    (("CAT on the right arm at 0955.", "Doc, it's on his left arm."),
+     {"c1 b tourniquet[left arm] = extremity", "c1 b tourniquet[left arm].time = 0955",
+      "c1 b tourniquet[left arm].type = cat"}),
+    (("Casualty two, no wait, I'm still on one. Chest seal on the right.",), {"c1 e breathing[chest seal] = right"}),
+    (("TQ left arm, actually right arm.",), {"c1 b tourniquet[right arm] = extremity"}),
     (("Morphine five IV, no, IM.",), {"c1 f medication[morphine] = 5", "c1 f medication[morphine].route = im"}),
     # done beside words like those above
     (("Bag of Hextend is spiked but it's not running yet. IV in the left hand.",),
@@ -56,6 +73,9 @@ SAID = [
      {"c1 f medication[ketamine] = yes", "c1 f medication[ketamine].route = iv", "c1 f medication[txa] = 2 g",
       "c1 f medication[txa].route = iv", "c1 f medication[txa].time = 0950"}),
     (("Gave the Mobic, that's meloxicam.",), {"c1 f medication[meloxicam] = yes"}),
+    (("Half a liter of LR through the IV.",),
+     {"c1 e fluid[lactated ringer's] = 0.5 l", "c1 e fluid[lactated ringer's].route = iv"}),
+    (("Splint's back on the left arm.",), {"c1 f splint = left arm"}),
     (("Morning report, zero six hundred. Pulse 88, sats 97.",),
      {"c1 c vitals[0600].pulse = 88", "c1 c vitals[0600].spo2 = 97%"}),
 ]
