@@ -37,6 +37,7 @@ PLACES: dict[str, tuple[str, str]] = {
 }
 REPEATS_REPLACE = ("mechanism", "injury", "airway", "eye_shield", "splint", "hypothermia", "pill_pack")
 CORRECTION_KEYS = {"medication": "name", "fluid": "product", "injury": "region"}
+RETRACTED = "retracted"  # the assertion of an entry taken back (profiles/card/context.yaml)
 
 
 def _restating(event: Event, replaced: Entry | None) -> Event:
@@ -71,7 +72,10 @@ class _Builder:
         status = "confirmed" if verdict == "confirm" else (
             "unconfirmed" if event.uncertain or event.out_of_range else "recorded")
         if event.negated or event.kind == "note":
-            self.card.g_notes.append(Entry(event=event, status=status))
+            note = Entry(event=event, status=status)
+            if event.assertion == RETRACTED:  # "Scratch the TXA from earlier": the entry comes off the card
+                self._replace(self._latest_of_kind(event, strict=True), note)
+            self.card.g_notes.append(note)
             return
         replaced = self._latest_of_kind(event) if event.correction else None
         entry = Entry(event=_restating(event, replaced), status=status)
@@ -117,11 +121,14 @@ class _Builder:
                 self._replace(getattr(self.card.h_responder, field), entry)
                 setattr(self.card.h_responder, field, entry.model_copy(deep=True))
 
-    def _latest_of_kind(self, event: Event) -> Entry | None:
+    def _latest_of_kind(self, event: Event, strict: bool = False) -> Entry | None:
+        """The latest entry of the event's kind, of its drug, product or region where it names one (where none
+        is of it, any of the kind, unless `strict`: a retraction of the TXA never takes the ketamine)."""
         live = [e for e in self.entries() if e.event.kind == event.kind]
         key = CORRECTION_KEYS.get(event.kind)
         if key and getattr(event.what, key) is not None:
-            live = [e for e in live if getattr(e.event.what, key) == getattr(event.what, key)] or live
+            same = [e for e in live if getattr(e.event.what, key) == getattr(event.what, key)]
+            live = same if same or strict else live
         return max(live, key=lambda e: self.order[e.event.id], default=None)
 
     def _replace(self, old: Entry | None, new: Entry) -> None:

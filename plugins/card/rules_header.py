@@ -52,7 +52,7 @@ _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|wit
                            r"bad|mild|none|nil|negative|nkda|nka|nothing|denies|denied|reports|reported|got|have|"
                            r"he['’]s\s+got|food|medication|medicine|other|also|documented|listed|possible|and|or|"
                            r"get|ask|asked|about|check|checked|confirm|unknown|unable|couldn['’]t|can['’]t|him|need|"
-                           r"before|for|uh|um|er|erm|too|said)\b")
+                           r"before|for|uh|um|er|erm|too|said|something|anything|stuff|can['’]t\s+remember\s+what)\b")
 _ALLERGEN_WORD = re.compile(r"[a-z][\w'’-]*|,")
 _LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&)\s*")
 _ALLERGEN_END = re.compile(r"\b(?:so|but|otherwise|which|that|who|per|according|since|because|nkda|nka|nothing|"

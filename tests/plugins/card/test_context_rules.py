@@ -21,7 +21,7 @@ def test_the_shipped_rules_load_with_every_category_ranked_and_each_note_status_
     rules = ContextRules.load()
     assert set(rules.priority) >= {"absent", "question", "plan", "request", "conditional", "failed", "removed",
                                    "withheld", "scheduled", "allergy", "someone_else", "hypothetical", "history"}
-    assert rules.notes == {"absent", "failed", "removed", "withheld"} and rules.marks == {"?": "question"}
+    assert rules.notes == {"retracted", "absent", "failed", "removed", "withheld"} and rules.marks == {"?": "question"}
     assert rules.shouted == {"!": "request"}
 
 

@@ -5,12 +5,14 @@ order relayed from a doctor, care that went to someone else, teaching; and the s
   after "Back to one" the last entry of casualty one, never the entry of the casualty said just before.
 - "No, it was morphine" after another's report replaces the drug; "no" between two numbers, or before a route,
   restates that value.
+- "Scratch the TXA from earlier", "that morphine was actually casualty two's": the entry comes off the card.
 - "No you didn't, that was morphine" replaces the drug and keeps none of the other drug's slots; "Doc, it's on his
   left arm" restates a limb; "no wait, I'm still on one" keeps the casualty; "actually" is a cue only opening a
   clause ("he never actually got the Zofran" is a denial).
 - Not done: "said to give", a drug that "went to the gunner", "the wrong guy", teaching ("say it back"), a question
   after a clause of its own, a bag hung "but it's not running yet", "scrub the", "cancel the", "hang on, not yet",
-  "cutting the splint off"; "reacts to pain" is how he responds, no allergy.
+  "cutting the splint off", kit counted or restocked; "reacts to pain" is how he responds, no allergy, and "allergic
+  to something" names none.
 - Slots: after "then", a time belongs to the step that follows it; a drug named again by "that's" is one drug; a
   report's heading time ("Morning report, zero six hundred.") is its readings' column; "half a liter" is 0.5 L (in
   range); "back on" is no region.
@@ -36,7 +38,13 @@ NOTHING_DONE = [
     "Scrub the fentanyl, his resps are down.",
     "Cancel the TXA, he's past three hours.",
     "He never actually got the Zofran.",
+    "We didn't give any morphine.",  # "didn't give any" had been read as a denial of what came before it
+    "Morphine, we didn't give any.",
     "Cutting the splint off to look at the wound.",
+    # kit and label talk, thinking aloud, an allergy to something unknown
+    "Counting what's left: three CATs and two chest seals.",
+    "Restock list: TXA, ketamine and HPMKs.",
+    "He says he's allergic to something, can't remember what.",
 ]
 
 SAID = [
@@ -54,6 +62,14 @@ SAID = [
     (("Alpha says he got fentanyl.", "No, it was morphine, ten milligrams IV."),
      {"c1 f medication[morphine] = 10 mg", "c1 f medication[morphine].route = iv"}),
     (("Sats 91 no 94",), {"c1 c vitals[~1000].spo2 = 94%"}),
+    # an entry taken back comes off the card (its note stays); only that drug, only that casualty's
+    (("Gave ketamine fifty IM.", "Pulse 110.", "Scratch the ketamine from before, that was the other casualty."),
+     {"c1 c vitals[~1000].pulse = 110"}),
+    (("TXA 1 g IV at 0940.", "Ketamine 20 IV.", "Scratch the TXA."),
+     {"c1 f medication[ketamine] = 20", "c1 f medication[ketamine].route = iv"}),
+    (("TXA 1 g IV.", "Scratch the ketamine."), {"c1 f medication[txa] = 1 g", "c1 f medication[txa].route = iv"}),
+    (("Casualty one, morphine ten IV.", "Casualty two, TQ left leg.", "Back to one. That morphine was actually "
+      "casualty two's."), {"c2 b tourniquet[left leg] = extremity"}),
     # a second voice: "No you didn't, that was morphine" keeps no slot of the fentanyl; "Doc, it's on his left arm"
     (("I gave him fentanyl, fifty IV.", "No you didn't, that was morphine."), {"c1 f medication[morphine] = yes"}),
     (("CAT on the right arm at 0955.", "Doc, it's on his left arm."),
