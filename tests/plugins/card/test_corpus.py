@@ -27,7 +27,7 @@ TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 22
              ("tune10", 200, 0.76, 0.85), ("tune11", 200, 0.80, 0.94),
              ("tune12", 200, 0.79, 0.94), ("tune13", 200, 0.79, 0.92),
              ("tune14", 200, 0.78, 0.86), ("tune15", 200, 0.81, 0.94),
-             ("tune16", 200, 0.82, 0.90)]
+             ("tune16", 200, 0.82, 0.90), ("tune17", 200, 0.73, 0.78)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -68,6 +68,18 @@ READ_OTHERWISE = {
     ("t15182", "c1 b injury[left abdomen] = gunshot wound"): "'shot in the belly, left side': the card names the "
     "belly the abdomen",
     ("t16180", "c1 b injury[abdomen] = shrapnel wound"): "'frag to the belly' likewise",
+    **{(case, line): "a device put in or on and removed at a later check (pulled, came off, converted, cut away, "
+       "changed) was put on: the card keeps it, with the removal in its notes" for case, line in (
+           ("t17004", "c1 e access[iv#2] = right ac"), ("t17006", "c1 e dressing[pressure#2] = left forearm"),
+           ("t17019", "c1 b tourniquet[left leg] = extremity"), ("t17019", "c1 b tourniquet[left leg].time = 0925"),
+           ("t17028", "c1 e breathing[chest seal] = left"), ("t17029", "c1 e airway[npa] = yes"),
+           ("t17030", "c1 e access[io] = right tibia"), ("t17127", "c1 e airway[sga] = yes"),
+           ("t17129", "c1 f splint = left lower leg"), ("t17005", "c1 b tourniquet[right leg] = extremity"),
+           ("t17005", "c1 b tourniquet[right leg].time = 0930"), ("t17005", "c1 b tourniquet[right leg].type = cat"))},
+    ("t17097", "c1 b injury[-] = suspected pneumothorax"): "'Maybe a pneumo on the left' is a suspected injury, as "
+    "'possible pneumo' is",
+    ("t17054", "c1 c vitals[~1000].spo2 = 0% (unconfirmed)"): "'Pulse ox says zero, that's the probe': a reading "
+    "no body gives, shown unconfirmed for the medic",
     ("t16171", "c1 b injury[back] = gunshot wound"): "'entry in front, exit out the back': the exit wound is a "
                                                       "wound of the back",
     **{("t15189", line): "'GSW right thigh, CAT at zero nine fifty' likewise" for line in (
@@ -163,6 +175,29 @@ LEFT_OPEN = {
     "read as this one (later: 'The gunner, not this guy')",
     ("t16186", "c1 e breathing[chest seal].time = 0947"): "'chest seal on the left needle d left at 0947' with no "
     "punctuation: the time is given to the chest seal too",
+    **{("t17005", line): "'Converted at eleven thirty ..., CAT's loose in place' and 'Two hours on the TQ': the "
+       "tourniquet said again at later checks is read as more tourniquets" for line in (
+           "c1 b tourniquet[-] = yes", "c1 b tourniquet[right leg#2] = extremity",
+           "c1 b tourniquet[right leg#2].type = cat")},
+    ("t17023", "c1 b tourniquet[right arm#2] = extremity"): "'so the TQ's back on, right arm, re-tightened': the "
+    "same tourniquet put back is read as a second",
+    ("t17037", "c1 f medication[meloxicam] = yes"): "'Pain went from a seven down to a three after the Tylenol and "
+    "the meloxicam': a drug named as the cause of a change is read as given (the writer reads it as given earlier, "
+    "not now)",
+    ("t17115", "c1 b injury[-] = suspected fracture"): "'Left wrist, maybe broken, ... I'm calling it a possible "
+    "fracture': the region said two clauses earlier is lost (the suspected fracture is on the card)",
+    **{("t17121", line): "'Wait, take the ketamine off, I never pushed it': taken back in words no rule reads as a "
+       "retraction" for line in ("c1 f medication[ketamine] = 50", "c1 f medication[ketamine].route = im")},
+    **{("t17122", line): "'That TQ I called on the right leg, it's on the left, my bad': a correction whose cue comes "
+       "last is read as a second tourniquet and the first is kept" for line in (
+           "c1 b tourniquet[right leg#2] = extremity", "c1 b tourniquet[right leg] = extremity",
+           "c1 b tourniquet[right leg].time = 0950")},
+    ("t17123", "c1 f pill_pack = yes"): "'Negative on the pill pack, he spat it all out', said after 'Pill pack "
+    "given': a later denial is a note, the earlier entry stays",
+    **{("t17128", line): "'The moxi, no, he couldn't swallow it, never took it', after 'Moxi four hundred PO': "
+       "likewise" for line in ("c1 f medication[moxifloxacin] = 400", "c1 f medication[moxifloxacin].route = po")},
+    **{("t17195", line): "'Tango, two CATs, one per leg': the limbs said as 'one per leg' are lost (one tourniquet, "
+       "no limb)" for line in ("c1 b tourniquet[-] = yes", "c1 b tourniquet[-].type = cat")},
     ("t15167", "c1 b injury[-] = laceration"): "'Pressure dressing, forehead, it's a long lac': the forehead said "
     "with the dressing is read as the dressing's place (the laceration is on the card, its region blank)",
 }

@@ -45,6 +45,7 @@ NOTHING_DONE = [
     "Counting what's left: three CATs and two chest seals.",
     "Restock list: TXA, ketamine and HPMKs.",
     "He says he's allergic to something, can't remember what.",
+    "The ertapenem is overdue.",
 ]
 
 SAID = [
