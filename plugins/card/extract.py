@@ -128,13 +128,14 @@ class Extraction:
         for i, (_, cue_end) in enumerate([(s.start, s.start), *stretches]):
             until = stretches[i][0] if i < len(stretches) else s.end
             start = s.start if i == 0 else cue_end
-            emitted = False
+            emitted = False  # an entry after the cue, or the last one taken back: no slot to lay over the last
             for item in (f for f in order if start <= (f.named[0] if isinstance(f, Finding) else f.start) < until):
                 if isinstance(item, Switch):
                     self._switch(item)
                 else:
                     first = readings_time if item.what.kind in VITAL_KINDS else None
-                    emitted |= self._finding(s, item, said, lead or first, context, correcting=i > 0)
+                    emitted |= self._finding(s, item, said, lead or first, context, correcting=i > 0) or \
+                        self.statuses[-1:] == ["retracted"]
             if i > 0 and not emitted:
                 self._restatement(s, start, until, said)
         self._redone(s, heads, context, said, undone)
@@ -192,6 +193,10 @@ class Extraction:
             self._clock_behind((own or lead).spoken)  # type: ignore[union-attr]
         if status == DONE and self.inherited and not assertion.by and dialogue.continues(s):
             status = self.inherited  # "Somebody bring me the HPMK." "And a SAM splint."
+        last = self.last.what if self.last else None  # "TXA 2 g IV." "Scratch that, this one hasn't had TXA."
+        if correcting and status == "absent" and last and (last.kind, getattr(last, "name", 0)) == (
+                finding.what.kind, getattr(finding.what, "name", 0)):
+            status = "retracted"
         self.statuses.append(status)
         if status in ("failed", "removed"):
             self.undone, self.undone_at = Restatable(what=finding.what), finding.named[0]
@@ -293,4 +298,3 @@ class Extraction:
         if event.kind not in ("casualty", "note", "responder"):
             self.last = Restatable(what=event.what, spoken=event.time.spoken, relative_min=event.time.relative_min,
                                    at_hhmm=event.time.at_hhmm, casualty=event.casualty)
-

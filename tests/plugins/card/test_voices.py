@@ -5,7 +5,8 @@ order relayed from a doctor, care that went to someone else, teaching; and the s
   after "Back to one" the last entry of casualty one, never the entry of the casualty said just before.
 - "No, it was morphine" after another's report replaces the drug; "no" between two numbers, or before a route,
   restates that value.
-- "Scratch the TXA from earlier", "that morphine was actually casualty two's": the entry comes off the card.
+- "Scratch the TXA from earlier", "that morphine was actually casualty two's", a cue followed by the last entry's
+  item denied ("Scratch that, this one hasn't had TXA"): the entry comes off the card.
 - "No you didn't, that was morphine" replaces the drug and keeps none of the other drug's slots; "Doc, it's on his
   left arm" restates a limb; "no wait, I'm still on one" keeps the casualty; "actually" is a cue only opening a
   clause ("he never actually got the Zofran" is a denial).
@@ -69,6 +70,11 @@ SAID = [
     (("TXA 1 g IV at 0940.", "Ketamine 20 IV.", "Scratch the TXA."),
      {"c1 f medication[ketamine] = 20", "c1 f medication[ketamine].route = iv"}),
     (("TXA 1 g IV.", "Scratch the ketamine."), {"c1 f medication[txa] = 1 g", "c1 f medication[txa].route = iv"}),
+    # a cue, then the last entry's item denied: taken back ("this one" is no dose of 1)
+    (("TXA two grams IV at 0950.", "Scratch that, wrong guy, this one hasn't had TXA."), set()),
+    (("TXA 1 g IV.", "Ketamine 50 IM.", "Scratch that, no TXA given."),
+     {"c1 f medication[txa] = 1 g", "c1 f medication[txa].route = iv", "c1 f medication[ketamine] = 50",
+      "c1 f medication[ketamine].route = im"}),
     (("Casualty one, morphine ten IV.", "Casualty two, TQ left leg.", "Back to one. That morphine was actually "
       "casualty two's."), {"c2 b tourniquet[left leg] = extremity"}),
     # a second voice: "No you didn't, that was morphine" keeps no slot of the fentanyl; "Doc, it's on his left arm"
