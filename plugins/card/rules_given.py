@@ -146,8 +146,8 @@ def bare_dose(s: Sentence, name_start: int, name_end: int, scope_start: int, sco
 
 
 def _route_next(s: Sentence, at: int, end: int) -> bool:
-    way = next(s.find(_ROUTE, at, end), None)
-    return way is not None and not s.text[at:way.start()].strip()
+    way = route(s, at, end)
+    return way is not None and not s.text[at:way[1]].strip()
 
 
 def _bare(s: Sentence, number: Number, scope_end: int) -> bool:
