@@ -1,4 +1,4 @@
-"""The GPU path's claims (issue 14), every backend side by side in one run; what this machine lacks says so.
+"""The GPU path's claims, every backend side by side in one run; what this machine lacks says so.
 
   encoder    Whisper tiny.en encoder on 5 s (audio_context auto: 600 frames) and 30 s (3000 frames) of mel:
              torch CPU FP32, onnxruntime CPU, torch CUDA FP16, TensorRT (profile 'field' precision).
@@ -9,18 +9,17 @@
 Anchor for the Jetson (whisper_trt, Orin Nano): tiny.en, 20 s of audio in 0.64 s, 488 MB (RSS delta).
 Usage: python bench/gpu.py [--repeats 10] [--threads 2]
 
-Measured on the lent GPU machine (one NVIDIA H100 80GB HBM3, driver 580.159.04, python3.12 with torch
-2.11.0+cu130 and onnxruntime 1.30; tcccd's own dependencies and Whisper tiny.en carried as wheels and files;
-espeak-ng's renderings of the two sentences carried from the development machine), --repeats 5, 2 CPU threads,
-commit 59578d0. Encoder ms median / p99, 5 s and 30 s: torch CPU fp32 33.8 / 37.3 and 220.3 / 278.1; onnxruntime
-CPU 34.8 / 35.4 and 281.4 / 285.8; torch CUDA fp16 2.2 / 2.2 and 2.4 / 2.5 (92x the CPU at 30 s). Utterance end to
-end (6.3 s): torch CPU 264.5 / 299.7 ms (+344 MB RSS), onnxruntime CPU 264.2 / 361.5 ms (+244 MB; the first run
-crashed there, that onnxruntime refusing the decoder graphs its onnx 1.23 wrote, "Unsupported model IR version";
-with the refusal now a fallback the row loads, so its decoder is the torch one), torch
-CUDA fp16 53.9 / 54.2 ms (+318 MB RSS, 73 MB CUDA peak); CUDA wrote "breathing" where both CPU rows wrote
-"reeling". TensorRT: not installable there. SNAC on CUDA FP16 (random weights, 9.6 s): RTF 0.006, first audio
-5.0 ms after frame 4, 151 MB CUDA peak. The `gpu` tests (tests/plugins/whisper/engine/test_cuda.py,
-tests/plugins/snac/test_cuda.py): 7 passed. None of this is the Jetson: it shows the CUDA paths run and agree.
+Measured on the lent GPU machine (one NVIDIA H200, driver 580.159.04, python3.12 with torch 2.11.0+cu130 and
+onnxruntime 1.30; tcccd's own dependencies and Whisper tiny.en carried as wheels and files; espeak-ng's renderings of
+the two sentences carried from the development machine), --repeats 5, 2 CPU threads, commit 51150cb. Encoder ms
+median / p99, 5 s and 30 s: torch CPU fp32 34.6 / 35.6 and 245.3 / 254.5; onnxruntime CPU 40.0 / 41.9 and
+285.5 / 297.7; torch CUDA fp16 3.0 / 3.4 and 2.3 / 2.6 (107x the CPU at 30 s). Utterance end to end (6.3 s): torch
+CPU 297.1 / 301.0 ms (+344 MB RSS), onnxruntime CPU 199.1 / 287.3 ms (+201 MB), torch CUDA fp16 52.2 / 59.4 ms
+(+318 MB RSS, 73 MB CUDA peak); CUDA wrote "breathing" where both CPU rows wrote "reeling". TensorRT: not
+installable there. SNAC on CUDA FP16 (random weights, 9.6 s): RTF 0.005, first audio 4.6 ms after frame 4, 151 MB
+CUDA peak. The `gpu` tests (tests/plugins/whisper/engine/test_cuda.py, tests/plugins/snac/test_cuda.py): 7 passed,
+the TensorRT one skipped. An H100 gave the same within a few percent. None of this is the Jetson: it shows the CUDA
+paths run and agree.
 """
 
 from __future__ import annotations
