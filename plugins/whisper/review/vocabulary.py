@@ -33,6 +33,9 @@ NOT_NOW = frozenset({"no", "not", "nor", "never", "none", "nothing", "neither", 
 # Words for a person as the object of an act: a run holding one is never rewritten (VocabularyCorrector.
 # _about_a_person). Not "he", "we": tiny.en writes "He mostatic" for "hemostatic".
 PERSONS = frozenset({"him", "her", "them", "us", "me"})
+# Sides: no term says one, so a run holding one is never rewritten (VocabularyCorrector._names_a_side): the side
+# of a wound or a tourniquet is a fact the card reads, and "calcium right" sounds near "calcium chloride".
+SIDES = frozenset({"left", "right"})
 _DROP = str.maketrans("", "", "ˈˌːʲ' -")
 _FOLD = str.maketrans({"ɾ": "t", "ᵻ": "ɪ", "ɐ": "ə", "ɚ": "ɹ", "ɝ": "ɹ", "ɜ": "ə", "i": "ɪ", "ʊ": "u", "ɑ": "a",
                        "ɔ": "o", "ɡ": "k", "d": "t", "z": "s", "v": "f", "b": "p", "ð": "θ"})
@@ -159,6 +162,7 @@ class VocabularyCorrector:
             and not self._heard_as_said(words[start:end], term) and not _changes_form(words[end - 1], term)
             and self._rest_sounds_alike(words[start:end], term)
             and not any(_not_now(w) for w in words[start:end]) and not self._about_a_person(words[start:end])
+            and not self._names_a_side(words[start:end])
             and not _across_clitic(words[start:end], term)
         ]
         chosen: list[Correction] = []
@@ -207,6 +211,11 @@ class VocabularyCorrector:
         """The run names a person ("get him in", "pick him up"): a clause about someone, never the sound of a drug
         or a device ("get him in" sounds like "ketamine"); where the audio said the term, it is missed, not invented."""
         return any(_plain(w) in PERSONS for w in run)
+
+    @staticmethod
+    def _names_a_side(run: list[str]) -> bool:
+        """The run says a side ("calcium right after it"): rewriting it would take the side away (see SIDES)."""
+        return any(_plain(w) in SIDES for w in run)
 
     def _already_terms(self, words: list[str]) -> set[int]:
         """Word positions inside a run of words that already spells a multi-word term ("hemostatic gauze" must not

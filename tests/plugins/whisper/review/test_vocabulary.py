@@ -89,6 +89,13 @@ def test_words_about_a_person_are_never_rewritten_into_a_term(corrector, heard):
     assert corrector.correct(heard) == heard
 
 
+@pytest.mark.parametrize("heard", ["A gram of calcium right after it.", "Calcium right now."])
+def test_a_side_is_never_rewritten_into_a_term(corrector, heard):
+    """"calcium right" sounds near "calcium chloride": rewritten, the card names a salt nobody said, and a side said
+    there ("tourniquet right") would be lost with it."""
+    assert corrector.correct(heard) == heard
+
+
 @pytest.mark.parametrize("heard", [
     "Tourniquet placed zero nine five two.",  # "nine five" -> "9-line" lost the five: "zero 9-line two"
     "Placed zero nine five five.",
