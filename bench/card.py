@@ -2,7 +2,7 @@
 90% of the fields said on the held-out half (recall, from text), and is updated within 50 ms (p99) of a final
 transcript of 500 words; extraction is linear in the transcript's length.
 
-Data: the independent corpus (tests/data/card/corpus: `tune` to `tune18` (eighteen writers) may change rules,
+Data: the independent corpus (tests/data/card/corpus: `tune` to `tune20` (twenty writers) may change rules,
 `heldout` never does, `everyday` must add nothing; with the everyday set go the real-speech references and the
 safety set) and the seven scenarios (tests/data/card/*.yaml). Each utterance goes through Whisper's real writing
 steps (vocabulary, numbers) into a final transcript, then the card stage (in a PluginHarness, the worker's
@@ -44,7 +44,8 @@ from tests.support.card_score import Score  # noqa: E402
 
 GOALS = {"invented": 0, "heldout_recall": 0.90, "update_p99_ms": 50.0, "audio_recall": 0.75}
 SETS = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8", "tune9", "tune10", "tune11", "tune12",
-        "tune13", "tune14", "tune15", "tune16", "tune17", "tune18", "heldout", "everyday", "scenarios")
+        "tune13", "tune14", "tune15", "tune16", "tune17", "tune18", "tune19", "tune20", "heldout", "everyday",
+        "scenarios")
 
 
 def corpus(name: str) -> list[Case]:

@@ -14,8 +14,10 @@ fluid or body region when one was named), keeping the slots it does not say;
 a single field (evacuation category, last four...) keeps the latest value said
 and names the ones it replaced; a repeat of the same mechanism, injury, airway,
 eye shield, splint or hypothermia treatment replaces the earlier one instead of
-listing it twice; vitals go to the column of the time said, or of the
-utterance's clock minute.
+listing it twice; one said again at a handover or in a summary (assertion
+`restated`) is the latest entry every slot and time of it agrees with, given
+the slots that one lacked, and where none agrees a new entry; vitals go to the
+column of the time said, or of the utterance's clock minute.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ PLACES: dict[str, tuple[str, str]] = {
 REPEATS_REPLACE = ("mechanism", "injury", "airway", "eye_shield", "splint", "hypothermia", "pill_pack")
 CORRECTION_KEYS = {"medication": "name", "fluid": "product", "injury": "region"}
 RETRACTED = "retracted"  # the assertion of an entry taken back (profiles/card/context.yaml)
+RESTATED = "restated"  # the assertion of what is done, said again (a handover): the matching entry, not a second one
 
 
 def _restating(event: Event, replaced: Entry | None) -> Event:
@@ -50,7 +53,24 @@ def _restating(event: Event, replaced: Entry | None) -> Event:
         # plasma corrected to whole blood is still a unit)
     kept = {name: value for name, value in replaced.event.what if value is not None
             and getattr(event.what, name) is None}
-    return event.model_copy(update={"what": event.what.model_copy(update=kept)}) if kept else event
+    update: dict = {"what": event.what.model_copy(update=kept)} if kept else {}
+    if event.assertion == RESTATED and event.time.at_hhmm is None:  # "Handover: one gram of TXA IV": given at 0952
+        update["time"] = replaced.event.time
+    return event.model_copy(update=update) if update else event
+
+
+def _same_thing(event: Event, entry: Entry) -> bool:
+    """Whether `event` may be `entry` said again: every slot and time both say is the same."""
+    if type(entry.event.what) is not type(event.what):
+        return False
+    if None not in (event.time.at_hhmm, entry.event.time.at_hhmm) and event.time.at_hhmm != entry.event.time.at_hhmm:
+        return False
+    return all(value is None or getattr(event.what, name) in (None, value) for name, value in entry.event.what)
+
+
+def _adds_nothing(event: Event, entry: Entry) -> bool:
+    return event.time.at_hhmm in (None, entry.event.time.at_hhmm) and all(
+        value is None or getattr(entry.event.what, name) == value for name, value in event.what)
 
 
 class _Builder:
@@ -77,7 +97,9 @@ class _Builder:
                 self._replace(self._latest_of_kind(event, strict=True), note)
             self.card.g_notes.append(note)
             return
-        replaced = self._latest_of_kind(event) if event.correction else None
+        replaced = self._latest_of_kind(event) if event.correction else self._said_before(event)
+        if replaced is not None and event.assertion == RESTATED and _adds_nothing(event, replaced):
+            return  # "Handover: right leg CAT at 0950": the entry stands as it was made
         entry = Entry(event=_restating(event, replaced), status=status)
         self._replace(replaced, entry)
         if event.kind in VITAL_KINDS:
@@ -130,6 +152,13 @@ class _Builder:
             same = [e for e in live if getattr(e.event.what, key) == getattr(event.what, key)]
             live = same if same or strict else live
         return max(live, key=lambda e: self.order[e.event.id], default=None)
+
+    def _said_before(self, event: Event) -> Entry | None:
+        """For a restated event, the latest entry it may be (its slots filled from the event's); else None."""
+        if event.assertion != RESTATED or event.kind in VITAL_KINDS:
+            return None
+        same = [e for e in self.entries() if e.event.kind == event.kind and _same_thing(event, e)]
+        return max(same, key=lambda e: self.order[e.event.id], default=None)
 
     def _replace(self, old: Entry | None, new: Entry) -> None:
         """Take `old` off the card (wherever it is) and record in `new` that it replaced it."""

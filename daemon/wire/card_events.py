@@ -248,7 +248,8 @@ class Event(_Model):
     negated: bool = False
     correction: bool = False
     assertion: str = Field("done", max_length=32, pattern=r"^[a-z_]+$",
-                           description="how it was said: done, or a note's status (retracted, absent, failed, "
+                           description="how it was said: done, restated (done, said again at a handover: "
+                                       "the entry it agrees with), or a note's status (retracted, absent, failed, "
                                        "removed, withheld)")
 
     @property

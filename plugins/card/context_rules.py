@@ -60,6 +60,8 @@ class ContextFile(BaseModel):
     version: Literal[1]
     priority: list[str] = Field(min_length=1)
     notes: list[str]
+    repeats: list[str] = Field(default_factory=list, description="statuses of what is done, said again (a handover): "
+                               "the entry already on the card where one matches, never a second one")
     marks: dict[str, str] = Field(default_factory=dict)
     shouted: dict[str, str] = Field(default_factory=dict, description="a sentence ended by this mark and holding no "
                                     "act word is said as this category ('TQ!': a call for one)")
@@ -76,10 +78,10 @@ class ContextFile(BaseModel):
         unknown = sorted(set(self.priority) ^ set(self.categories))
         if unknown:
             raise ValueError(f"`priority` and `categories` must name the same categories; differing: {unknown}")
-        stray = sorted((set(self.notes) | set(self.marks.values()) | set(self.shouted.values())) -
-                       set(self.categories))
+        stray = sorted((set(self.notes) | set(self.repeats) | set(self.marks.values()) | set(self.shouted.values()))
+                       - set(self.categories))
         if stray:
-            raise ValueError(f"`notes`/`marks`/`shouted` name categories that are not defined: {stray}")
+            raise ValueError(f"`notes`/`repeats`/`marks`/`shouted` name categories that are not defined: {stray}")
         return self
 
 
@@ -107,6 +109,7 @@ class ContextRules:
     fillers: re.Pattern[str]
     priority: dict[str, int]
     notes: frozenset[str]
+    repeats: frozenset[str]
     marks: dict[str, str]
     shouted: dict[str, str]
 
@@ -141,7 +144,7 @@ class ContextRules:
                                                     *parsed.correction_patterns])),
                    fillers=re.compile(r"[\s,]*(?:" + _union(_longest_first(parsed.fillers)) + r"[\s,]*)*"),
                    priority={name: i for i, name in enumerate(parsed.priority)}, notes=frozenset(parsed.notes),
-                   marks=dict(parsed.marks), shouted=dict(parsed.shouted))
+                   repeats=frozenset(parsed.repeats), marks=dict(parsed.marks), shouted=dict(parsed.shouted))
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):

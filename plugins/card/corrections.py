@@ -10,7 +10,8 @@ laid over the last entry said, which is copied with it: the new entry replaces
 that one and keeps the rest (25 mg, still IM, still at its time). The last entry
 may be in an earlier transcript: the card stage keeps no state, so the daemon
 carries it (tcccd.wire.card_stage.Carry). A cue with nothing after it
-("Correction." said alone) leaves the correction pending for what is said next.
+("Correction." said alone) leaves the correction pending for what is said next. A retraction that names
+nothing ("Take that off his card, he spat it out") takes back the last entry said.
 """
 
 from __future__ import annotations
@@ -18,12 +19,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tcccd.plugins.card.assertion import SentenceContext
 from tcccd.plugins.card.context import Said
+from tcccd.plugins.card.context_rules import ContextRules
 from tcccd.plugins.card.finding import regions, side_in
 from tcccd.plugins.card.lexicon import AVPU, EVAC_CATEGORIES, MOBILITY, pattern
+from tcccd.plugins.card.phrases import Word
 from tcccd.plugins.card.rules_given import amounts, route
 from tcccd.plugins.card.sentences import Sentence, numbers_in
 
+RETRACTED = "retracted"  # the category of the words that take an entry back (profiles/card/context.yaml)
 _CATEGORY = pattern(EVAC_CATEGORIES)
 _MOBILITY = pattern(MOBILITY)
 _AVPU = pattern(AVPU)
@@ -89,3 +94,8 @@ def _word_value(s: Sentence, start: int, end: int, kind: str) -> dict[str, str]:
 
 def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
     return any(a <= pos < b for a, b in spans)
+
+
+def takes_back_the_last(rules: ContextRules, s: Sentence, said: list[Word]) -> bool:
+    """A sentence that names nothing the card knows and says a retraction ("Take that off his card")."""
+    return any(hit.category == RETRACTED for hit in SentenceContext(rules, s, [], said).hits)

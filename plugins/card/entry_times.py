@@ -21,10 +21,12 @@ from __future__ import annotations
 import re
 
 from tcccd.plugins.card.assertion import SentenceContext
+from tcccd.plugins.card.clock_words import minutes_ahead
 from tcccd.plugins.card.context import Said
 from tcccd.plugins.card.finding import Finding
 from tcccd.plugins.card.sentences import Sentence
 from tcccd.wire.card_events import VITAL_KINDS
+from tcccd.wire.card_stage import ClockAhead
 
 _AT = re.compile(r"\b(?:at|@)\s+$")  # a time follows
 _OPENS = re.compile(r"(?:(\d)\s+|^|\s)(?:at|@)\s+$")
@@ -84,3 +86,12 @@ def doubted_time(s: Sentence, uncertain: list[tuple[int, int]], start: int, end:
     """A doubted word right after "at" between two positions (an entry's clause, a sentence's head): a time said that
     could not be read."""
     return any(start <= a < end and _AT.search(s.lower, max(s.start, a - 8), a) for a, _ in uncertain)
+
+
+def clock_behind(furthest: ClockAhead | None, said_hhmm: str, clock_hhmm: str) -> ClockAhead:
+    """'Tourniquet applied at 0912' said when the kit's clock reads 2157: the clock or its zone may be wrong; the
+    time said furthest ahead of the clock in the transcript is the one reported."""
+    ahead = minutes_ahead(said_hhmm, clock_hhmm)
+    if furthest is None or ahead > furthest.ahead_min:
+        return ClockAhead(said_hhmm=said_hhmm, clock_hhmm=clock_hhmm, ahead_min=ahead)
+    return furthest

@@ -15,26 +15,28 @@ after it, until another time or a casualty switch. Flags: `uncertain` when a
 word it came from was doubted (its casualty number too, or the time said in its
 clause, which then could not be read), or its dose is a range;
 `out_of_range` for a value no body gives; `correction` after a correction cue
-(tcccd.plugins.card.corrections). Event ids are the transcript's key and the
+(tcccd.plugins.card.corrections). A mention said again at a handover (a `repeats`
+status) is done, with that status, unless its clause says it is one more. Event ids are the transcript's key and the
 event's index, so that replaying the same transcript gives the same ids.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tcccd.plugins.card import dialogue
 from tcccd.plugins.card.assertion import DONE, SentenceContext
 from tcccd.plugins.card.clauses import trimmed
-from tcccd.plugins.card.clock_words import local_hhmm, minutes_ahead, shifted
+from tcccd.plugins.card.clock_words import local_hhmm, shifted
 from tcccd.plugins.card.context import MAX_CASUALTY, Said, Switch, future, past, switches, times
 from tcccd.plugins.card.context_rules import ContextRules
-from tcccd.plugins.card.corrections import restated
-from tcccd.plugins.card.entry_times import doubted_time, heading_time, lead_time, own_time, set_time
+from tcccd.plugins.card.corrections import RETRACTED, restated, takes_back_the_last
+from tcccd.plugins.card.entry_times import clock_behind, doubted_time, heading_time, lead_time, own_time, set_time
 from tcccd.plugins.card.finding import Finding, out_of_range
 from tcccd.plugins.card.phrases import words
 from tcccd.plugins.card.rule_table import findings as rule_findings
-from tcccd.plugins.card.rules_hemorrhage import beside_the_last
+from tcccd.plugins.card.rules_hemorrhage import beside_the_last, tourniquet_again
 from tcccd.plugins.card.sentences import Sentence, split
 from tcccd.plugins.card.trail import Trail
 from tcccd.wire.card_events import VITAL_KINDS, CasualtySwitch, Event, EventTime, TextSpan, TranscriptRef
@@ -43,6 +45,7 @@ from tcccd.wire.card_stage import MAX_OTHERS, CardEvents, CardExtract, Carry, Cl
 Span = tuple[int, int]
 SCHEDULED = "scheduled"
 UNTIMED = ("injury", "mechanism")  # a time said with a wound is when he was hit: the card has no field for it
+_ANOTHER = re.compile(r"\b(?:second|third|fourth|2nd|3rd|4th|another|again|repeat(?:ed)?|re-?dosed?|more)\b")  # 1 more
 CARRIED = ("question", "plan", "request", "conditional", "hypothetical", "scheduled")  # go on in "And a SAM splint."
 
 
@@ -100,6 +103,12 @@ class Extraction:
             reply = dialogue.answer(s, asked)  # "What's his pulse?" "One twenty-eight, radial."
             found = [reply] if reply is not None else found
         if not found and not s.cues and not self.correcting and undone is None:
+            if self.last is not None and self.last.casualty in (None, self.casualty) and \
+                    takes_back_the_last(self.rules, s, said_words):  # "Take that off his card, he spat it out"
+                self._emit(self.last.what, *trimmed(s.text, s.start, s.end), "retracted", None,
+                           {"negated": True, "assertion": RETRACTED})
+                self.last = None
+                return
             self.open_status = "question" if s.mark == "?" else None
             if self.sentences == 0 and (head := heading_time(s, times(s, self.time_rewrites, self.logged_hhmm))):
                 doubted = doubted_time(s, self.uncertain, s.start, s.end)  # "PFC update, 1300.": the readings' time
@@ -178,7 +187,8 @@ class Extraction:
                  context: SentenceContext, correcting: bool) -> bool:
         """Emit what the mention is said as; True when it gave a positive event."""
         assertion = context.status(finding.named, finding.what.kind)
-        status, doubted = assertion.status, []
+        again = assertion.status in self.rules.repeats and not _ANOTHER.search(s.lower, *s.clause_of(finding.named[0]))
+        status, doubted = DONE if assertion.status in self.rules.repeats else assertion.status, []
         own = own_time(s, finding, said, context) if said else None
         if status != DONE and assertion.may_be_done and all(self._doubted(*w) for w in assertion.by):
             status, doubted = DONE, list(assertion.by)  # "Give" doubted: it may have been "Gave"
@@ -190,7 +200,7 @@ class Extraction:
         if ahead and not context.past_words.intersection(assertion.by):
             status = SCHEDULED  # "TXA second gram at 1100", said at 1000: not given yet
         elif ahead:
-            self._clock_behind((own or lead).spoken)  # type: ignore[union-attr]
+            self.clock_ahead = clock_behind(self.clock_ahead, (own or lead).spoken, self.logged_hhmm)  # type: ignore
         if status == DONE and self.inherited and not assertion.by and dialogue.continues(s):
             status = self.inherited  # "Somebody bring me the HPMK." "And a SAM splint."
         last = self.last.what if self.last else None  # "TXA 2 g IV." "Scratch that, this one hasn't had TXA."
@@ -213,19 +223,13 @@ class Extraction:
         start, end = trimmed(s.text, *s.act_of(finding.named[0])) if note else (finding.start, finding.end)
         for a, b in doubted + ([(when.start, when.end)] if when is not None else []):
             start, end = min(start, a), max(end, b)  # the words it stands on: the time said, a doubted "Give"
-        flags = {"negated": note, "assertion": status, "correction": correcting and not note,
-                 "out_of_range": out_of_range(what),
+        flags = {"negated": note, "assertion": assertion.status if again and status == DONE else status,
+                 "correction": correcting and not note, "out_of_range": out_of_range(what),
                  "uncertain": bool(doubted) or ahead or self._doubted(start, end)
                  or (self.casualty_doubted and not note) or getattr(finding.what, "dose_to", None) is not None
                  or (when is None and not note and self._time_doubted(s, finding))}
         self._emit(what, start, end, finding.rule, when, flags)
         return not note
-
-    def _clock_behind(self, said_hhmm: str) -> None:
-        """'Tourniquet applied at 0912' said when the kit's clock reads 2157: the clock or its zone may be wrong."""
-        ahead = minutes_ahead(said_hhmm, self.logged_hhmm)
-        if self.clock_ahead is None or ahead > self.clock_ahead.ahead_min:
-            self.clock_ahead = ClockAhead(said_hhmm=said_hhmm, clock_hhmm=self.logged_hhmm, ahead_min=ahead)
 
     def _restatement(self, s: Sentence, start: int, end: int, said: list[Said]) -> None:
         """A correction cue followed by slots alone: laid over the last entry said; nothing after it: pending."""
@@ -257,18 +261,13 @@ class Extraction:
             self.head_doubted and self.sentences > 1 and finding.what.kind in VITAL_KINDS)
 
     def _same_tourniquet(self, what: Any, end_char: int) -> bool:
-        """'Tourniquet applied to the left leg at 0912. CAT tourniquet.': a tourniquet said with no limb and no
-        category right after another (nothing between, same transcript) is that tourniquet again, and gives it its
-        type; the sentence-level rule does the same within one sentence (rules_hemorrhage). Two tourniquets said
-        one after the other are told apart by their limbs, which is what a medic says of a second one."""
+        """A tourniquet said again right after the last (tcccd.plugins.card.rules_hemorrhage.tourniquet_again): the
+        last event takes its type and its words."""
         last = self.events[-1] if self.events else None
-        if what.kind != "tourniquet" or what.limb is not None or what.category not in (None, "extremity") or \
-                last is None or last.kind != "tourniquet" or last.negated:
-            return False
-        if what.device is not None and last.what.device not in (None, what.device):
+        merged = tourniquet_again(what, last)
+        if merged is None or last is None:
             return False
         start, end = last.words.start_char, max(last.words.end_char, end_char)
-        merged = last.what.model_copy(update={"device": last.what.device or what.device})
         self.events[-1] = last.model_copy(update={
             "what": merged, "words": TextSpan(start_char=start, end_char=end, text=self.request.text[start:end]),
             "heard": self.trail.heard(start, end), "uncertain": last.uncertain or self._doubted(start, end)})

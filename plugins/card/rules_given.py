@@ -62,6 +62,8 @@ _CUE_BEFORE = re.compile(r"(?:gauge|placed|started|established|inserted|got|an|t
                          r"lost|pulled|removed|discontinued|restarted|replaced|flushed)\s+(?:the\s+|an\s+|his\s+|"
                          r"her\s+)?$")
 _SITE = pattern(ACCESS_SITES)
+# "ertapenem one gram IV is in": a route said after the dose, the drug what is in (an access is never dosed)
+_DOSED = re.compile(r"(?:\d|\b(?:" + "|".join(re.escape(u) for u in _UNIT_WORDS) + r"))\s+$")
 # "started a line in the left arm", "line's in": an IV line, only with an act said on it ("hold the line" is none)
 _LINE = re.compile(r"\b(?:(?:start(?:ed|ing)?|got|getting|plac(?:ed|ing)|establish(?:ed|ing)?|put|putting|have|has|had|"
                    r"missed|lost|blew|blown|tried|attempted|running|ran|secured|insert(?:ed|ing)?)\s+(?:in\s+)?"
@@ -119,6 +121,14 @@ def route(s: Sentence, start: int, end: int) -> tuple[str, int, int] | None:
     return (ROUTES[said(match)], match.start(), match.end()) if match else None
 
 
+def route_before(s: Sentence, start: int, end: int) -> tuple[str, int, int] | None:
+    """A route said before a drug in its scope, never across a comma and other words ("IV morphine", "IM, ketamine",
+    not "Cannula in the right hand, morph ten given": a drug may go in by another way than the line said before)."""
+    way = route(s, start, end)
+    between = s.text[way[2]:end] if way is not None else ""
+    return way if way is not None and ("," not in between or not between.strip(" ,")) else None
+
+
 def nearest_amount(s: Sentence, found: list[Amount], name_start: int, name_end: int) -> Amount | None:
     """The amount said right before a name ('1 g TXA': nothing but spaces between) or, failing that, the first after
     it ('TXA 1 g')."""
@@ -174,8 +184,10 @@ def access(s: Sentence) -> Iterator[Finding]:
         clause_start, clause_end = s.clause_of(match.start())
         places = regions(s, end, clause_end)
         given_before = next(s.find(_ITEM, clause_start, match.start()), None) is not None
-        cued = (_CUE_AFTER.match(s.lower, end, s.end) or plural or not given_before and (  # "LR started IV": a route
-            _CUE_BEFORE.search(s.lower, s.start, match.start()) or _SITED.match(s.lower, end, clause_end)))
+        dosed = given_before and _DOSED.search(s.lower, clause_start, match.start())
+        said_as_access = _CUE_AFTER.match(s.lower, end, s.end) and not dosed
+        cued = said_as_access or plural or not given_before and (  # "LR started IV": a route
+            _CUE_BEFORE.search(s.lower, s.start, match.start()) or _SITED.match(s.lower, end, clause_end))
         if not cued:
             continue
         site = next(s.find(_SITE, end, clause_end), None)
@@ -203,7 +215,8 @@ def fluids(s: Sentence) -> Iterator[Finding]:
         volume = nearest_amount(s, [a for a in amounts(s, scope_start, scope_end) if a.unit in ("mL", "L", "unit")],
                                 match.start(), match.end()) or bare_dose(s, match.start(), match.end(), scope_start,
                                                                          scope_end)
-        way = route(s, match.end(), scope_end) or route(s, scope_start, match.start())
+        way = route(s, match.end(), scope_end) or route(s, scope_start, match.start())  # a fluid runs through the
+        # cannula said before it ("Cannula in, left hand, and I've got a bag of Hartmann's running through it")
         spans = [(match.start(), match.end())]
         spans += [(volume.start, volume.end)] if volume else []
         spans += [(way[1], way[2])] if way else []
@@ -222,7 +235,7 @@ def medications(s: Sentence) -> Iterator[Finding]:
         dose = nearest_amount(s, [a for a in amounts(s, scope_start, scope_end) if a.unit not in ("L", "unit")],
                               match.start(), match.end()) or bare_dose(s, match.start(), match.end(), scope_start,
                                                                        scope_end)
-        way = route(s, match.start(), scope_end) or route(s, scope_start, match.start())
+        way = route(s, match.start(), scope_end) or route_before(s, scope_start, match.start())
         spans = [(match.start(), match.end())]
         spans += [(dose.start, dose.end)] if dose else []
         spans += [(way[1], way[2])] if way else []

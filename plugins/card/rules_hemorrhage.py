@@ -91,6 +91,19 @@ def beside_the_last(s: Sentence, finding: Finding, last: Any) -> Any:
     return what.model_copy(update={"limb": last.limb, "category": what.category or "extremity"})
 
 
+def tourniquet_again(what: Any, last: Any) -> Any | None:
+    """'Tourniquet applied to the left leg at 0912. CAT tourniquet.': a tourniquet said with no limb and no category
+    right after another (`last`, the event said just before it, in the same transcript) is that tourniquet again:
+    its `what` with the type said, or None where it is another. Two tourniquets said one after the other are told
+    apart by their limbs, which is what a medic says of a second one (within one sentence: `tourniquets`)."""
+    if what.kind != "tourniquet" or what.limb is not None or what.category not in (None, "extremity") or \
+            last is None or last.kind != "tourniquet" or last.negated:
+        return None
+    if what.device is not None and last.what.device not in (None, what.device):
+        return None
+    return last.what.model_copy(update={"device": last.what.device or what.device})
+
+
 def _merged(earlier: Finding, device: re.Match | None, category: re.Match | None,
             spans: list[tuple[int, int]]) -> Finding:
     what = earlier.what

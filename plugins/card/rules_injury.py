@@ -97,6 +97,7 @@ def mechanisms(s: Sentence) -> Iterator[Finding]:
         yield Finding(Mechanism(mechanism="fall"), fall.start(), fall.end(), "mechanism.fall")
 
 
+_MARK_AFTER = re.compile(r"\s*[,:]")
 _MECHANISM_SAID = re.compile(r"\b(?:mechanism(?:\s+of\s+injury)?|moi)(?:\s+(?:is|was))?[\s:,]*$")
 
 
@@ -107,7 +108,8 @@ def injuries(s: Sentence) -> Iterator[Finding]:
             continue
         devices = [(m.start(), m.end()) for m in s.find(_DEVICE_WORDS, clause_start, clause_end)]
         treated = next(s.find(_TREATMENT, clause_start, clause_end), None) is not None
-        kinds = [k for k in kinds if not (treated and INJURIES[said(k)] in SITE_OF_CARE)]
+        kinds = [k for i, k in enumerate(kinds) if not (treated and INJURIES[said(k)] in SITE_OF_CARE)
+                 and not _heading(s, k, kinds[i + 1:])]
         places = [r for r in regions(s, clause_start, clause_end) if not any(a <= r.start < b for a, b in devices)]
         places = [r for r in places if not _care_site(s, r, kinds) and not _RINGING.search(
             s.lower, max(clause_start, r.start - 20), min(clause_end, r.end + 14))]
@@ -133,6 +135,14 @@ def injuries(s: Sentence) -> Iterator[Finding]:
             if not own and INJURIES[said(kind)] not in GENERIC_INJURIES and said(kind) not in NEEDS_REGION:
                 yield Finding(Injury(region=None, injury=name), said_from, kind.end(), "injury")
 
+
+
+def _heading(s: Sentence, kind: re.Match, later: list[re.Match]) -> bool:
+    """"Injuries, left leg amputation": a generic word opening the sentence with a mark after it heads a list whose
+    own kinds own its regions ("the leg wound, this guy's only got a lac" is no heading)."""
+    return INJURIES[said(kind)] in GENERIC_INJURIES and not s.lower[s.start:kind.start()].strip() \
+        and _MARK_AFTER.match(s.lower, kind.end()) is not None \
+        and any(INJURIES[said(k)] not in GENERIC_INJURIES for k in later)
 
 
 def _care_site(s: Sentence, region: Region, kinds: list[re.Match]) -> bool:

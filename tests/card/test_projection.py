@@ -21,7 +21,8 @@ from tests.support.card_scenarios import segment
 
 SPOKEN = [*CLINICAL, "Correction, pulse one ten.", "Correction, ketamine fifty milligrams IM.", "Casualty two.",
           "Back to casualty one.", "Next patient.", "Pulse seven hundred.", "Evac category routine.",
-          "Pulse one twenty, BP one ten over seventy."]
+          "Pulse one twenty, BP one ten over seventy.", "Handover: CAT left leg, one gram of TXA IV.",
+          "For the bird, second gram of TXA IV."]
 
 
 READER = CardReader(ContextRules.load())
@@ -113,3 +114,22 @@ def test_negations_are_notes_and_repeats_do_not_double(tmp_path: Path) -> None:
     assert card.b_injury.tourniquets == []
     assert [(e.event.what.region, len(e.replaces)) for e in card.b_injury.injuries] == [("left thigh", 1)]
     assert [e.event.what.mechanism for e in card.b_injury.mechanisms] == ["GSW"]
+
+
+def test_a_handover_says_again_what_the_card_holds_and_adds_only_what_is_new(tmp_path: Path) -> None:
+    medic = Medic(tmp_path / "t.sqlite3")
+    [tourniquet] = medic.says("TQ's on, left arm.", clock_s=1795511820.0)  # 06:37 on the kit's clock
+    [txa] = medic.says("TXA one gram IV at zero six forty.", clock_s=1795512000.0)
+    said_again = medic.says("Handover: left arm TQ went on at zero six thirty five, it's a CAT, one gram of TXA IV.",
+                            clock_s=1795513200.0)
+    assert {e.assertion for e in said_again} == {"restated"}
+    card = medic.projector.card(1)
+    [on_card] = card.b_injury.tourniquets  # the same tourniquet, given the time and the type said at the handover
+    assert (on_card.event.what.device, on_card.event.time.at_hhmm, on_card.replaces) == ("CAT", "0635", [tourniquet.id])
+    [dose] = card.f_medications.medications  # nothing new said of the TXA: the entry stands as it was made
+    assert dose.event.id == txa.id and dose.event.time.at_hhmm == "0640"
+    medic.says("Handover: second gram of TXA IV at zero seven ten, IO in the left tibia.", clock_s=1795513260.0)
+    card = medic.projector.card(1)
+    assert [e.event.time.at_hhmm for e in card.f_medications.medications] == ["0640", "0710"]  # one more, said so
+    assert [e.event.what.site for e in card.e_treatments.access] == ["left tibia"]  # said first at the handover
+    assert medic.rebuilt() == medic.projector.cards()

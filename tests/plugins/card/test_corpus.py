@@ -1,9 +1,9 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune17`, by seventeen
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune19`, by nineteen
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
-figures, and the held-out half, which no test reads). `tune18`, the newest writer's, is not read here: its first run
+figures, and the held-out half, which no test reads). `tune20`, the newest writer's, is not read here: its first run
 is the unseen measure of the last rounds.
 
 In a text run, Whisper's vocabulary step keeps every rewrite it proposes (there is no audio to check it against:
@@ -28,7 +28,8 @@ TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 22
              ("tune10", 200, 0.76, 0.85), ("tune11", 200, 0.80, 0.94),
              ("tune12", 200, 0.79, 0.94), ("tune13", 200, 0.79, 0.92),
              ("tune14", 200, 0.78, 0.86), ("tune15", 200, 0.81, 0.94),
-             ("tune16", 200, 0.82, 0.90), ("tune17", 200, 0.73, 0.78)]
+             ("tune16", 200, 0.82, 0.90), ("tune17", 200, 0.73, 0.78),
+             ("tune18", 200, 0.86, 0.92), ("tune19", 200, 0.80, 0.88)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -65,7 +66,13 @@ READ_OTHERWISE = {
        "given, as the other tune sets write it"
        for case in ("t7084", "t7132", "t7176", "t7186", "t8111", "t8201", "t8210", "t9073", "t9172", "t9180", "t9188",
                     "t9196", "t10167", "t10191", "t10194", "t11086", "t11143", "t11178", "t12083", "t12168",
-                    "t13092", "t13173", "t13187", "t14088", "t14175", "t15058", "t15099")},
+                    "t13092", "t13173", "t13187", "t14088", "t14175", "t15058", "t15099", "t19167")},
+    ("t18131", "c1 b injury[abdomen] = gunshot wound"): "'GSW in the belly': the card names the belly the abdomen",
+    ("t18035", "c1 e airway[intact] = yes"): "'airway's clear': an intact airway observed, DD 1380's airway box "
+    "'Intact' (tune11's writer reads 'Airway intact' so)",
+    **{("t19188", line): "'GSW left thigh, CAT at zero nine thirty' likewise" for line in (
+        "c1 b tourniquet[left leg] = extremity", "c1 b tourniquet[left leg].time = 0930",
+        "c1 b tourniquet[left leg].type = cat")},
     ("t15182", "c1 b injury[left abdomen] = gunshot wound"): "'shot in the belly, left side': the card names the "
     "belly the abdomen",
     ("t16180", "c1 b injury[abdomen] = shrapnel wound"): "'frag to the belly' likewise",
@@ -199,6 +206,18 @@ LEFT_OPEN = {
        "likewise" for line in ("c1 f medication[moxifloxacin] = 400", "c1 f medication[moxifloxacin].route = po")},
     **{("t17195", line): "'Tango, two CATs, one per leg': the limbs said as 'one per leg' are lost (one tourniquet, "
        "no limb)" for line in ("c1 b tourniquet[-] = yes", "c1 b tourniquet[-].type = cat")},
+    **{("t18101", line): "'hit his head, scalp lac on the right side': the head he hit and the scalp lac are read as "
+       "two lacerations, and the side said after the lac is lost" for line in (
+           "c1 b injury[head] = laceration", "c1 b injury[scalp] = laceration")},
+    **{("t19028", line): "'the TQ's back on, right leg, re-tightened at thirteen oh five', after a failed "
+       "conversion: the re-tightening is read as one more tourniquet beside the right leg's" for line in (
+           "c1 b tourniquet[-] = yes", "c1 b tourniquet[-].time = 1305")},
+    ("t19032", "c1 e airway[sga] = yes"): "'Second try at the i-gel, no good': a failure said in a clause of its own "
+    "after the device's is not read as the device's",
+    ("t19039", "c1 f eye_shield = yes"): "'took it off to clean it, haven't put it back yet': the removal names the "
+    "shield only as 'it', a clause after it",
+    ("t19142", "c1 b injury[-] = amputation"): "'left foot's gone at the ankle, traumatic amputation': the region "
+    "said two clauses before is lost, as in t9184",
     ("t15167", "c1 b injury[-] = laceration"): "'Pressure dressing, forehead, it's a long lac': the forehead said "
     "with the dressing is read as the dressing's place (the laceration is on the card, its region blank)",
 }

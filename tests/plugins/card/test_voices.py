@@ -6,7 +6,8 @@ order relayed from a doctor, care that went to someone else, teaching; and the s
 - "No, it was morphine" after another's report replaces the drug; "no" between two numbers, or before a route,
   restates that value.
 - "Scratch the TXA from earlier", "that morphine was actually casualty two's", a cue followed by the last entry's
-  item denied ("Scratch that, this one hasn't had TXA"): the entry comes off the card.
+  item denied ("Scratch that, this one hasn't had TXA"), "Take that off his card": the entry comes off the card.
+- A handover to the flight medic says again what the card holds: the entries already made, given what is new.
 - "No you didn't, that was morphine" replaces the drug and keeps none of the other drug's slots; "Doc, it's on his
   left arm" restates a limb; "no wait, I'm still on one" keeps the casualty; "actually" is a cue only opening a
   clause ("he never actually got the Zofran" is a denial).
@@ -101,6 +102,15 @@ SAID = [
     (("Splint's back on the left arm.",), {"c1 f splint = left arm"}),
     (("Morning report, zero six hundred. Pulse 88, sats 97.",),
      {"c1 c vitals[0600].pulse = 88", "c1 c vitals[0600].spo2 = 97%"}),
+    # a retraction that names nothing takes back the last entry
+    (("Ketamine 50 IM.", "Zofran four milligrams IV.", "Take that off his card, he threw up before it went in."),
+     {"c1 f medication[ketamine] = 50", "c1 f medication[ketamine].route = im"}),
+    # the medic's voice to the flight medic: a handover says again what the card holds, the entries already made,
+    # given what is new
+    (("CAT on the left thigh.", "TXA one gram IV.",
+      "Handover to the flight medic: left leg CAT at zero nine forty, one gram of TXA IV, that's all he's had."),
+     {"c1 b tourniquet[left leg] = extremity", "c1 b tourniquet[left leg].type = cat",
+      "c1 b tourniquet[left leg].time = 0940", "c1 f medication[txa] = 1 g", "c1 f medication[txa].route = iv"}),
 ]
 
 
