@@ -144,7 +144,7 @@ class Extraction:
                 else:
                     first = readings_time if item.what.kind in VITAL_KINDS else None
                     emitted |= self._finding(s, item, said, lead or first, context, correcting=i > 0) or \
-                        self.statuses[-1:] == ["retracted"]
+                        self.statuses[-1:] == [RETRACTED]
             if i > 0 and not emitted:
                 self._restatement(s, start, until, said)
         self._redone(s, heads, context, said, undone)
@@ -206,7 +206,7 @@ class Extraction:
         last = self.last.what if self.last else None  # "TXA 2 g IV." "Scratch that, this one hasn't had TXA."
         if correcting and status == "absent" and last and (last.kind, getattr(last, "name", 0)) == (
                 finding.what.kind, getattr(finding.what, "name", 0)):
-            status = "retracted"
+            status = RETRACTED
         self.statuses.append(status)
         if status in ("failed", "removed"):
             self.undone, self.undone_at = Restatable(what=finding.what), finding.named[0]
