@@ -10,8 +10,9 @@ laid over the last entry said, which is copied with it: the new entry replaces
 that one and keeps the rest (25 mg, still IM, still at its time). The last entry
 may be in an earlier transcript: the card stage keeps no state, so the daemon
 carries it (tcccd.wire.card_stage.Carry). A cue with nothing after it
-("Correction." said alone) leaves the correction pending for what is said next. A retraction that names
-nothing ("Take that off his card, he spat it out") takes back the last entry said.
+("Correction." said alone) leaves the correction pending for what is said next.
+A retraction that names nothing ("Take that off his card, he spat it out")
+takes back the last entry said.
 """
 
 from __future__ import annotations

@@ -15,9 +15,10 @@ after it, until another time or a casualty switch. Flags: `uncertain` when a
 word it came from was doubted (its casualty number too, or the time said in its
 clause, which then could not be read), or its dose is a range;
 `out_of_range` for a value no body gives; `correction` after a correction cue
-(tcccd.plugins.card.corrections). A mention said again at a handover (a `repeats`
-status) is done, with that status, unless its clause says it is one more. Event ids are the transcript's key and the
-event's index, so that replaying the same transcript gives the same ids.
+(tcccd.plugins.card.corrections). A mention said again at a handover (a
+`repeats` status) is done, with that status, unless its clause says it is one
+more. Event ids are the transcript's key and the event's index, so that
+replaying the same transcript gives the same ids.
 """
 
 from __future__ import annotations
