@@ -37,15 +37,13 @@ sys.path.insert(0, str(REPO))
 from tcccd.record.journal import Entry, JournalSettings, TranscriptJournal  # noqa: E402
 from tcccd.wire.card_stage import EXTRACT_TYPE  # noqa: E402
 from tcccd.wire.protocol import Message  # noqa: E402
-from tests.support.card_corpus import Case, CorpusRunner, cases, everyday, segment  # noqa: E402
+from tests.support.card_corpus import TUNE_FILES, Case, CorpusRunner, cases, everyday, segment  # noqa: E402
 from tests.support.card_fields import expected_fields, fields  # noqa: E402
 from tests.support.card_scenarios import CardPipeline, reply_events, scenarios  # noqa: E402
 from tests.support.card_score import Score  # noqa: E402
 
 GOALS = {"invented": 0, "heldout_recall": 0.90, "update_p99_ms": 50.0, "audio_recall": 0.75}
-SETS = ("tune", "tune2", "tune3", "tune4", "tune5", "tune6", "tune7", "tune8", "tune9", "tune10", "tune11", "tune12",
-        "tune13", "tune14", "tune15", "tune16", "tune17", "tune18", "tune19", "tune20", "heldout", "everyday",
-        "scenarios")
+SETS = (*TUNE_FILES, "heldout", "everyday", "scenarios")
 
 
 def corpus(name: str) -> list[Case]:
