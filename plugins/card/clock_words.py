@@ -37,7 +37,9 @@ _TO_ALONE = re.compile(_OWN_CLAUSE + _MINUTE + r"\s+(?P<dir>to)\s+" + _HOUR + _E
 _HALF = re.compile(r"(?:" + _CUE + r"|" + _OWN_CLAUSE + r")half\s+" + _HOUR + r"\b" + _NOT_AFTER)  # half past
 _OCLOCK = re.compile(r"\b" + _HOUR + r"\s+o['’]?\s*clock\b")
 _AT_HOUR = re.compile(r"\bat\s+" + _HOUR + _END)
-_NOON = re.compile(_CUE + r"(?P<noon>noon|midday|midnight)\b")  # "moxi at noon": 1200 on any clock
+# "moxi at noon": 1200 on any clock; "Midnight vitals, pulse ninety": the readings' time
+_NOON = re.compile(_CUE + r"(?P<noon>noon|midday|midnight)\b|"
+                   r"\b(?P<noon_set>noon|midday|midnight)(?=\s+(?:vitals|checks?|obs|set|reassessment|rounds)\b)")
 # what every pattern above needs: a sentence without it (most) is passed over in one scan
 _MAYBE = re.compile(r"\b(?:past|after|half|clock|noon|midday|midnight)\b|\b(?:to|till|before|at)\s+(?:1[0-2]|[1-9]|"
                     + "|".join(_HOURS) + r")\b")
@@ -57,7 +59,8 @@ def clock_words(lower: str, start: int, end: int, now_hhmm: str) -> Iterator[tup
                 continue
             if pattern is _NOON:
                 taken.append((match.start(), match.end()))
-                yield "0000" if match.group("noon") == "midnight" else "1200", match.start(), match.end()
+                yield "0000" if "midnight" in (match.group("noon"), match.group("noon_set")) else "1200", \
+                    match.start(), match.end()
                 continue
             alone = pattern in (_AT_HOUR, _TO_ALONE)
             if alone and _READING_BEFORE.search(lower, max(start, match.start() - 40), match.start()):

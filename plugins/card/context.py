@@ -57,8 +57,8 @@ _HHMM = re.compile(r"(?<![\w.:/])([01]\d|2[0-3])([0-5]\d)(?![\w/%]|[.:]\d)")  # 
 _COLON_TIME = re.compile(r"(?<![\w.:/])([01]?\d|2[0-3]):([0-5]\d)(?![\w/%]|[.:]\d)")  # "9:15", as the ASR writes one
 _TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until|"
                           r"(?:update|reassessment|flowsheet|obs)\s*[,:])\s+$")  # "PFC update, thirteen hundred"
-_TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu|vitals|obs|reassessment|update|check)\b")  # "twenty one forty
-# vitals, ...", "thirteen hundred reassessment"
+# "twenty one forty vitals, ...", "thirteen hundred reassessment", "twenty one hundred checks"
+_TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu|vitals|obs|reassessment|update|checks?|set)\b")
 _TIME_WAS = re.compile(r"\btime\b[^,.;:]*?(?:\b(?:was|is|of)|,)\s+$")  # "TQ time on the left arm was ten twenty"
 _NOT_TIME_BEFORE = re.compile(r"\b(?:last\s+(?:four|4)(?:\s+(?:is|are|digits|of))*|roster(?:\s+(?:number|#|is))*|"
                               r"zap(?:\s+(?:number|#|is))*|grid(?:\s+(?:to\s+\w+|is))*|freq(?:uency)?(?:\s+is)?|"

@@ -25,13 +25,13 @@ from tcccd.plugins.card.lexicon import BODY_PARTS, LIMB_OF_PART, PAIRED, SIDES, 
 from tcccd.plugins.card.sentences import Sentence
 
 _REGION = re.compile(r"(?:\b(?P<side>left\s+and\s+right|right\s+and\s+left|left|right|bilateral|both|each)\s+"
-                     r"(?:side\s+of\s+(?:the\s+|his\s+|her\s+)?)?)?"
+                     r"(?:side\s+of\s+(?:the\s+|his\s+|her\s+)?|(?<=both\s)(?:his|her|the)\s+)?)?"  # "both his legs"
                      r"(?P<part>" + alternation(BODY_PARTS) + ")")
 _MEASURE = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
                       r"forty|fifty|hundred|few|several|couple)(?:\s+or\s+\w+)?[\s-]+$")
 _MEASURE_PARTS = ("foot", "feet")  # "fell fifteen feet", "a six foot drop": a length, not a body part
 _SMALL = re.compile(r"\bsmall\s+$")
-_BACK_ON = re.compile(r"\s+(?:on|in|up|off|down|out|together)\b")
+_BACK_ON = re.compile(r"\s+(?:on|in|up|off|down|out|together|of)\b")  # "back on": again; "back of it": a side of a part
 # another casualty named in speech with no punctuation ("... tq left arm casualty three burns to both hands"): what
 # is said after it is not about the mention before it
 NEXT_CASUALTY = re.compile(r"\b(?:next\s+)?(?:casualty|patient)\s+(?:number\s+)?(?:\d|one|two|three|four|five|six)\b")

@@ -52,6 +52,7 @@ MECHANISMS = {
     "blunt trauma": "blunt", "blunt force": "blunt",
     "vehicle fire": "burn", "building fire": "burn", "house fire": "burn", "burning vehicle": "burn",
     "fuel fire": "burn", "flash fire": "burn", "from the fire": "burn", "in the fire": "burn",
+    "truck fire": "burn", "caught fire": "burn", "on fire": "burn",
     "shot in the": "GSW", "shot through the": "GSW", "shot in his": "GSW", "gsws": "GSW", "ieds": "IED",
     "stepped on a mine": "landmine", "a mine": "landmine", "mine blast": "landmine", "mine strike": "landmine",
     "hit by a car": "MVC", "hit by a vehicle": "MVC", "hit by a truck": "MVC", "struck by a vehicle": "MVC",
@@ -87,6 +88,8 @@ INJURIES = {
     "eviscerated": "evisceration", "lacerated": "laceration", "burned": "burn", "burnt": "burn",
     "avulsed": "avulsion", "degloved": "degloving injury", "crushed": "crush injury", "impaled": "impaled object",
     "dog bite": "dog bite", "animal bite": "animal bite", "bite wound": "bite wound",
+    "bit by a dog": "dog bite", "bit by a stray dog": "dog bite", "bitten by a dog": "dog bite",
+    "bitten by a stray dog": "dog bite", "sprained": "sprain", "sprain": "sprain", "sprains": "sprain",
     **dict.fromkeys(TOOK_A_ROUND, "gunshot wound"),
 }
 # a fall is a mechanism when said with where from or how far ("fell off the back of the truck", "fell about fifteen
@@ -121,7 +124,8 @@ TOURNIQUET_CATEGORIES = {"junctional": "junctional", "truncal": "truncal"}
 HEMOSTATIC = {"combat gauze": "Combat Gauze", "quikclot": "QuikClot", "quick clot": "QuikClot",
               "celox": "Celox", "chitogauze": "ChitoGauze", "chito gauze": "ChitoGauze", "xstat": "XStat",
               "hemostatic gauze": None, "hemostatic dressing": None, "hemostatic agent": None, "hemostatic": None}
-PRESSURE = {"pressure dressing": None, "pressure bandage": None, "israeli bandage": "Israeli bandage",
+PRESSURE = {"pressure dressing": None, "pressure dressings": None, "pressure bandage": None,
+            "israeli bandage": "Israeli bandage",
             "an israeli": "Israeli bandage", "israeli dressing": "Israeli bandage",
             "emergency trauma dressing": "emergency trauma dressing", "etd": "emergency trauma dressing",
             "olaes": "OLAES"}
@@ -191,11 +195,15 @@ MEDICATIONS = {"txa": ("TXA", "other"), "tranexamic acid": ("TXA", "other"), "fe
                "invanz": ("ertapenem", "antibiotic"), "toradol": ("ketorolac", "analgesic"),
                "morph": ("morphine", "analgesic"), "tranexamic": ("TXA", "other"), "fent": ("fentanyl", "analgesic"),
                "ertap": ("ertapenem", "antibiotic"),
-               "methoxyflurane": ("methoxyflurane", "analgesic"), "penthrox": ("methoxyflurane", "analgesic")}
+               "methoxyflurane": ("methoxyflurane", "analgesic"), "penthrox": ("methoxyflurane", "analgesic"),
+               "ibuprofen": ("ibuprofen", "analgesic"), "motrin": ("ibuprofen", "analgesic"),
+               "advil": ("ibuprofen", "analgesic"), "tdap": ("Tdap", "other"), "tetanus shot": ("Tdap", "other"),
+               "tetanus booster": ("Tdap", "other")}
 ROUTES = {"iv": "IV", "io": "IO", "im": "IM", "po": "PO", "in": "IN", "intranasal": "IN", "intravenous": "IV",
           "intravenously": "IV", "intraosseous": "IO", "intramuscular": "IM", "intramuscularly": "IM",
           "by mouth": "PO", "oral": "PO", "orally": "PO", "otfc": "OTFC", "lozenge": "OTFC", "buccal": "buccal",
-          "sublingual": "SL", "sl": "SL", "odt": "PO", "orally disintegrating": "PO", "cannula": "IV"}
+          "sublingual": "SL", "sl": "SL", "odt": "PO", "orally disintegrating": "PO", "cannula": "IV",
+          "in the vein": "IV", "into the vein": "IV", "in the muscle": "IM", "into the muscle": "IM"}
 PULSE_WORDS = ("pulse", "pulse rate", "heart rate", "hr", "pulses", "tachy", "tachycardic", "brady", "bradycardic")
 PULSE_LOCATIONS = ("radial", "carotid", "femoral", "brachial", "pedal", "wrist", "neck", "groin")
 # a pulse said by where it was felt ("radial's weak, about 130")
@@ -205,7 +213,9 @@ RR_WORDS = ("respiratory rate", "respirations", "respiration", "respiration rate
             "resp", "resp rate", "resps rate", "respiratory", "breathing", "breathing at")
 SPO2_WORDS = ("sats", "sat", "spo2", "sp02", "saturation", "oxygen saturation", "pulse ox", "o2 sat", "o2 sats",
               "satting", "sating", "saturating", "pulse oximetry", "sp o2", "o2 saturation", "oxygen sats", "pulse-ox")
-AVPU = {"alert": "A", "responds to voice": "V", "responding to voice": "V", "responsive to voice": "V",
+AVPU = {"alert": "A", "responds to voice": "V", "wakes to voice": "V", "wakes up to voice": "V",
+        "wakes up when i say his name": "V", "wakes when i say his name": "V", "wakes up when i say her name": "V",
+        "responding to voice": "V", "responsive to voice": "V",
         "responds to verbal": "V", "responding to verbal": "V", "responds to pain": "P",
         "responding to pain": "P", "responsive to pain": "P", "responds to painful stimuli": "P",
         "unresponsive": "U", "unconscious": "U", "a and o": "A", "alert and oriented": "A", "a&o": "A",

@@ -10,9 +10,11 @@ the word "in". A drug's or fluid's dose is the amount said right before it ("1 g
 TXA", nothing between but a space) or the first after it ("ketamine 50 mg"), in
 its own slot clause (tcccd.plugins.card.clauses) and before the next item: a
 dose, unit or route never crosses a comma or "and" into another item ("TXA 2 g,
-ketamine 50 mg"). A number said right after a drug with no unit is its dose as
-said ("ketamine 50 IM" -> 50). A drug named twice in a row ("fentanyl 800 mcg
-OTFC", "the OTFC, it's fentanyl") is one administration; a medication's class is the DD 1380 one
+ketamine 50 mg"). A fluid takes the route of the line said before it only when
+said to run through it ("IV in the left arm, LR running through it"). A number
+said right after a drug with no unit is its dose as said ("ketamine 50 IM" ->
+50). A drug named twice in a row ("fentanyl 800 mcg OTFC", "the OTFC, it's
+fentanyl") is one administration; a medication's class is the DD 1380 one
 (analgesic, antibiotic, other).
 
 Access: "IV" is access only when said as access ("IV access", "18 gauge IV in
@@ -44,13 +46,15 @@ _UNIT_WORDS = {"g": "g", "gram": "g", "grams": "g", "mg": "mg", "milligram": "mg
                "mcg": "mcg", "microgram": "mcg", "micrograms": "mcg", "ug": "mcg", "ml": "mL", "milliliter": "mL",
                "milliliters": "mL", "millilitre": "mL", "millilitres": "mL", "cc": "mL", "ccs": "mL", "l": "L",
                "liter": "L", "liters": "L", "litre": "L", "litres": "L", "unit": "unit", "units": "unit",
-               "mils": "mL", "mil": "mL", "mics": "mcg", "mg/kg": "mg/kg", "mcg/kg": "mcg/kg"}
+               "mils": "mL", "mil": "mL", "mics": "mcg", "mic": "mcg", "mg/kg": "mg/kg", "mcg/kg": "mcg/kg"}
 _UNIT = re.compile(r"\s*(?P<unit>" + "|".join(sorted((re.escape(u) for u in _UNIT_WORDS), key=len, reverse=True))
                    + r")(?![\w/])(?P<per>\s*(?:/\s*|per\s+|a\s+)(?:kg|kilo|kilogram|kilograms)\b)?(?:\s+of\b)?",
                    re.IGNORECASE)
 _RANGE = re.compile(r"\s*(?:to|-)\s*", re.IGNORECASE)
-_ONE = re.compile(r"(?<![\w-])(?P<half>half\s+)?(?:an?|another|one\s+more|first|second|third|fourth|1st|2nd|3rd|4th)\s+"
-                  r"(?=(?:unit|liter|litre|gram)\b)", re.IGNORECASE)  # "first unit of plasma": one unit
+_ONE = re.compile(r"(?<![\w-])(?P<half>half\s+)?"
+                  r"(?:(?:an?|another|one\s+more|first|second|third|fourth|1st|2nd|3rd|4th)\s+|"
+                  r"(?<!\w\s)(?=(?:liter|litre)\s+of\b))"  # "Liter of normal saline running": one
+                  r"(?=(?:unit|liter|litre|gram|ml|mil)\b)", re.IGNORECASE)  # "first unit of plasma": one unit
 _BARE_BEFORE = re.compile(r"\s+(?:of\s+)?$", re.IGNORECASE)  # "fifty of ketamine", "five hundred Hextend"
 _NAMED_AGAIN = re.compile(r"\s*,?\s*(?:it['’]s|that['’]s|it\s+is|that\s+is|which\s+is)\s+(?:the\s+)?",
                           re.IGNORECASE)  # "gave him the OTFC, it's fentanyl": the same drug by its name
@@ -79,6 +83,9 @@ _FLUID = pattern(FLUIDS)
 _NOT_FLUID = re.compile(r"\s+lock\b")
 _BLOOD_MEASURED = re.compile(r"\b(?:units?|bags?|pints?|liters?|litres?|ml|cc|mils?)\s+of\s+$")
 _DRUG = pattern(MEDICATIONS)
+# "Cannula in, left hand, and I've got a bag of Hartmann's running through it": the fluid takes the way said before it
+# only when said to run through it ("cannula's in his left hand, and I've got Hartmann's running" says no route)
+_THROUGH_IT = re.compile(r"[^,;.]*?\b(?:through|into|in|via|down)\s+(?:it|that|the\s+(?:line|cannula|iv|io|port))\b")
 
 
 @dataclass(frozen=True)
@@ -118,6 +125,12 @@ def amounts(s: Sentence, start: int, end: int) -> list[Amount]:
 def route(s: Sentence, start: int, end: int) -> tuple[str, int, int] | None:
     """The first route said between two positions, as the card writes it."""
     match = next(s.find(_ROUTE, start, end), None)
+    return (ROUTES[said(match)], match.start(), match.end()) if match else None
+
+
+def _last_route(s: Sentence, start: int, end: int) -> tuple[str, int, int] | None:
+    """The last route said between two positions: the line a fluid is said to run through."""
+    match = next(reversed(list(s.find(_ROUTE, start, end))), None)
     return (ROUTES[said(match)], match.start(), match.end()) if match else None
 
 
@@ -215,8 +228,8 @@ def fluids(s: Sentence) -> Iterator[Finding]:
         volume = nearest_amount(s, [a for a in amounts(s, scope_start, scope_end) if a.unit in ("mL", "L", "unit")],
                                 match.start(), match.end()) or bare_dose(s, match.start(), match.end(), scope_start,
                                                                          scope_end)
-        way = route(s, match.end(), scope_end) or route(s, scope_start, match.start())  # a fluid runs through the
-        # cannula said before it ("Cannula in, left hand, and I've got a bag of Hartmann's running through it")
+        way = route(s, match.end(), scope_end) or route_before(s, scope_start, match.start()) or (
+            _last_route(s, s.start, match.start()) if _THROUGH_IT.match(s.lower, match.end(), scope_end) else None)
         spans = [(match.start(), match.end())]
         spans += [(volume.start, volume.end)] if volume else []
         spans += [(way[1], way[2])] if way else []

@@ -22,12 +22,13 @@ from tcccd.wire.card_events import Allergies, BattleRoster, Evacuation, LastFour
 _LEAD = (r"\s*(?:(?:um|uh|ok|okay|so|and|now)\s+)*"
          r"(?:(?:(?:first|second|third|fourth|fifth)\s+)?(?:casualty|patient)(?:\s+(?:number\s+)?\w+)?\s*)?"
          r"(?:(?:he|she)(?:['’]s|\s+is)?\s+(?:going\s+out\s+(?:as\s+)?)?(?:an?\s+)?)?"
+         r"(?:(?:put|mark)\s+(?:him|her)\s+(?:down\s+)?(?:as\s+)?)?"  # "put him down as urgent"
          r"(?:(?:is|as)\s+)?(?:(?:no|not)\s+)?")
 _ON_A = r"(?:on\s+an?\s+)?"  # "going out urgent, on a litter"
 _SUBJECT = re.compile(r"\b(?:he|she|casualty|patient)\b")
 _CATEGORY_ALONE = re.compile(_LEAD + r"(?:evac(?:uation)?\s+)?(?:category\s+|precedence\s+)?(?:is\s+)?(?P<v>"
                              + choices(EVAC_CATEGORIES) + r")(?:\s+(?:evac|evacuation|precedence))?"
-                             r"(?:\s*,?\s*(?:and\s+)?" + _ON_A + "(?:" + choices(MOBILITY) + r"))?\s*$")
+                             r"(?:\s*,?\s*(?:and\s+)?" + _ON_A + "(?:" + choices(MOBILITY) + r"))?(?:\s+now)?\s*$")
 _CATEGORY_CUED = re.compile(r"\b(?:evac(?:uation)?\s+(?:category|precedence|cat|priority)|evac|precedence|category)\s+"
                             r"(?:for\s+(?:him|her|this\s+one)\s+)?(?:is\s+)?"
                             r"(?P<v>"
@@ -53,6 +54,9 @@ _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|wit
                            r"he['’]s\s+got|food|medication|medicine|other|also|documented|listed|possible|and|or|"
                            r"get|ask|asked|about|check|checked|confirm|unknown|unable|couldn['’]t|can['’]t|him|need|"
                            r"before|for|uh|um|er|erm|too|said|something|anything|stuff|can['’]t\s+remember\s+what)\b")
+_RESTATED = re.compile(r"correction|sorry|i\s+mean|scratch\s+that|make\s+that|no\s+wait|my\s+mistake")
+_REACTION = re.compile(r"(?:gets?|got|had|has|causes?|gives?|breaks?|broke|rash|hives|itch\w*|swell\w*|anaphyla\w*|"
+                       r"reaction|throat)\b")  # "allergic to amoxicillin, gets a rash": what it does, no allergen
 _ALLERGEN_WORD = re.compile(r"[a-z][\w'’-]*|,")
 _LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&)\s*")
 _ALLERGEN_END = re.compile(r"\b(?:so|but|otherwise|which|that|who|per|according|since|because|nkda|nka|nothing|"
@@ -62,6 +66,8 @@ MAX_ALLERGIES = 200
 _FIRST_ON = r"first\s+(?:one|guy|person|man|soldier)\s+(?:on|to)\s+(?:him|her|scene|the\s+scene)"  # "first one on him"
 _RESPONDER = re.compile(r"(?i:\b(?:first\s+responder|responder|treated\s+by|" + _FIRST_ON + r")(?:\s+name)?"
                         r"(?:\s+(?:is|was))?(?:\s+(?:his|her)\s+(?:buddy|battle\s+buddy|teammate))?)\s+"
+                        r"(?:(?:Specialist|Spc|SPC|Private|Pfc|PFC|Pvt|PV2|Corporal|Cpl|Lance\s+Corporal|Sergeant\s+First\s+Class|SFC|Sergeant|Sgt|"
+                        r"Staff\s+Sergeant|SSG|Lieutenant|Captain|Seaman|Airman|Doc)\s+)?"  # the rank is no name
                         r"(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
 _RESPONDER_WORD = re.compile(r"\b(?:first\s+responder|responder|treated\s+by|" + _FIRST_ON + r")\b", re.IGNORECASE)
 _NOTE = re.compile(r"\s*note\b[\s,:]*")
@@ -178,11 +184,15 @@ def allergens(words: str) -> list[str]:
     no other clinical mention: "allergic to morphine, tourniquet left leg" lists morphine alone)."""
     found: list[str] = []
     for part in _LIST_SPLIT.split(words.strip(" .")):
-        part = " ".join(part.split())
+        part = " ".join(part.split()).removeprefix("it's ").removeprefix("it’s ")  # "sorry, it's amoxicillin"
         part = part[3:] if found and part.lower().startswith("to ") else part  # "latex and to sulfa drugs"
+        if _RESTATED.fullmatch(part):  # "allergic to morphine, correction, codeine"
+            found.clear()
+            continue
         if not part or _NOT_ALLERGEN.fullmatch(part):
             continue
-        if found and (len(part.split()) > 3 or (HEAD.search(part) and not _DRUG.fullmatch(part))):
+        if found and (len(part.split()) > 3 or _REACTION.match(part) or
+                      (HEAD.search(part) and not _DRUG.fullmatch(part))):
             break
         found.append(part)
     return found

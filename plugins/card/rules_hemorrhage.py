@@ -130,6 +130,8 @@ def dressings(s: Sentence) -> Iterator[Finding]:
         places = regions(s, clause_start, clause_end)
         own = [p for p in places if not any(p.end <= t for t in tourniquets)]
         places = own if any(p.start >= mentions[0].end() for p in own) else places
-        spans = [(m.start(), m.end()) for m in mentions] + ([(places[0].start, places[0].end)] if places else [])
-        yield spanning(Dressing(dressing=kind, product=product, site=places[0].name if places else None),
-                       "dressing.site" if places else "dressing", *spans)
+        sites = [p for p in places if (p.start, p.end) == (places[0].start, places[0].end)]  # "both legs": two
+        for site in sites or [None]:
+            spans = [(m.start(), m.end()) for m in mentions] + ([(site.start, site.end)] if site else [])
+            yield spanning(Dressing(dressing=kind, product=product, site=site.name if site else None),
+                           "dressing.site" if site else "dressing", *spans)

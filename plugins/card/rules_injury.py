@@ -3,7 +3,9 @@
 An injury is a kind of wound said with the body regions in the same clause
 ("shrapnel wounds to the right arm and face": two injuries); a region said
 before any kind belongs to the first kind ("bilateral lower leg amputations").
-A kind said with no region is kept with the region blank, except the bare words
+A kind said with no region takes the last region said before it when "there" or
+"in it" follows it ("SAM splint on the right forearm, possible fracture there"),
+else it is kept with the region blank, except the bare words
 "wound" and "injury", and words that are a wound only with a body part
 ("broken", "frag", "shot in the"), which say nothing on their own. A wound named
 as the place a treatment went ("packed the wound", "chest seal over the entry
@@ -80,7 +82,10 @@ _BURN_WORD = re.compile(r"\b(burns?|burned|tbsa|body surface area)\b")
 _PERCENT_ALONE = re.compile(r"\s*(?:(?:that['’]s|it['’]s|that\s+is|it\s+is|looks\s+like|i['’]d\s+(?:say|estimate|"
                             r"guess)|maybe|about|approximately|roughly|around|estimated|an\s+estimated|call\s+it)\s+)*"
                             r"\d+(?:\.\d+)?\s*(?:%|percent)"
-                            r"(?:\s*(?:tbsa|total body surface area|body surface area))?\s*$")
+                            r"(?:\s*(?:tbsa|total body surface area|body surface area|total))?\s*$")
+_MILDER = re.compile(r"\b(?:maybe|or|might\s+be|could\s+be)\s+just\s+$")  # "maybe broken, maybe just sprained"
+# "SAM splint on the right forearm, possible fracture there", "a piece of frag in it"
+_THERE = re.compile(r"\s+(?:(?:right\s+|in\s+)?there|in\s+it)\b")
 
 
 def mechanisms(s: Sentence) -> Iterator[Finding]:
@@ -109,7 +114,7 @@ def injuries(s: Sentence) -> Iterator[Finding]:
         devices = [(m.start(), m.end()) for m in s.find(_DEVICE_WORDS, clause_start, clause_end)]
         treated = next(s.find(_TREATMENT, clause_start, clause_end), None) is not None
         kinds = [k for i, k in enumerate(kinds) if not (treated and INJURIES[said(k)] in SITE_OF_CARE)
-                 and not _heading(s, k, kinds[i + 1:])]
+                 and not _heading(s, k, kinds[i + 1:]) and not _MILDER.search(s.lower, clause_start, k.start())]
         places = [r for r in regions(s, clause_start, clause_end) if not any(a <= r.start < b for a, b in devices)]
         places = [r for r in places if not _care_site(s, r, kinds) and not _RINGING.search(
             s.lower, max(clause_start, r.start - 20), min(clause_end, r.end + 14))]
@@ -127,6 +132,8 @@ def injuries(s: Sentence) -> Iterator[Finding]:
             since = kind.start() if i else clause_start
             own = [_sided_after(s, r, kind, clause_end) for r in places if since <= r.start < until]
             name, said_from = _kind_name(s, kind, kinds[i - 1].end() if i else None)
+            if not own and _THERE.match(s.lower, kind.end(), clause_end):
+                own = regions(s, s.start, said_from)[-1:]  # the place said before it
             for region in own:
                 yield spanning(Injury(region=region.name, injury=name), "injury.region",
                                (said_from, kind.end()), (region.start, region.end))

@@ -35,8 +35,9 @@ _FILLER = re.compile(r"(?:[\s:,]*\b(?:is|was|are|were|of|at|now|about|around|app
                      r"weak|thready|only|just|a|an|been|has|had|on|room|air|by|palp|palpated|palpation|remains|"
                      r"'s|’s|stable|improved|improving|back|sitting|running|measured|and|there|bounding|regular|"
                      r"irregular|rapid|fast|slow|faint|fair|good|okay|ok|rate['’]s|shallow|labored|laboured|deep|"
-                     r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed|says|shows|showing|like|it|"
-                     r"maybe|probably)\b|"
+                     r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed|says|say|shows|showing|like|it|"
+                     r"the|with|box|monitor|screen|"
+                     r"maybe|probably|cuff|manual|manually)\b|"
                      r"['’]s\b)*[\s:,]*")
 _CLOCK = re.compile(r"\d{4}")  # four digits written: a clock time, never a reading
 _AT_CLOCK = re.compile(r"(?:\d{4}|(?:oh|zero)(?:[\s-]+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
@@ -112,12 +113,18 @@ def _number_after(s: Sentence, end: int, until: int | None = None) -> tuple[floa
     return number.value, number.start, number.end
 
 
+_BETWEEN = re.compile(r"\bbetween\b[^,;.]*$")  # "somewhere between ninety and a hundred systolic": a range, no reading
+_HEAD = re.compile(r"[\s,]*(?:(?:he|she)(?:['’]s|\s+is|\s+was)\s+)?(?:(?:at|about|around)\s+)?")
+
+
 def _number_before(s: Sentence, start: int) -> tuple[float, int, int] | None:
-    """A reading said before its vital's word, alone at the head of its clause ("a hundred and twelve heart rate");
+    """A reading said before its vital's word, alone at the head of its clause ("a hundred and twelve heart rate",
+    "he's at eighty five systolic");
     never four digits, a clock time ("0930 pulse 110"), nor the minutes of one ("at 9:58 resps picking up")."""
     clause_start = s.clause_of(start)[0]
     number = first_number(s.text, clause_start, start)
-    if number is None or number.value is None or s.text[clause_start:number.start].strip(" ,") or \
+    if number is None or number.value is None or not _HEAD.fullmatch(s.lower, clause_start, number.start) or \
+            _BETWEEN.search(s.lower, s.start, number.start) or \
             _CLOCK.fullmatch(s.text, number.start, number.end) or s.text.endswith(":", 0, number.start) or \
             not _NUMBER_FIRST.fullmatch(s.lower, number.end, start):
         return None
@@ -191,7 +198,8 @@ def blood_pressures(s: Sentence) -> Iterator[Finding]:
             yield spanning(BloodPressure(systolic=float(ratio.group(1)), diastolic=float(ratio.group(2))), "bp",
                            (match.start(), match.end()), (ratio.start(), ratio.end()))
             continue
-        reading = _number_after(s, match.end(), clause_end)
+        reading = _number_after(s, match.end(), clause_end) or (
+            _number_before(s, match.start()) if _SYSTOLIC.match(s.lower, match.start()) else None)
         if reading is None:
             yield Finding(BloodPressure(systolic=None, diastolic=None), match.start(), match.end(), "bp.incomplete")
             continue

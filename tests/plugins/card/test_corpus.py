@@ -1,10 +1,10 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune19`, by nineteen
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune20`, by twenty
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
-figures, and the held-out half, which no test reads). `tune20`, the newest writer's, is not read here: its first run
-is the unseen measure of the last rounds.
+figures, and the held-out half, which no test reads). `tune21`, the newest writer's, is not read here: its first run
+is the unseen measure of the last round.
 
 In a text run, Whisper's vocabulary step keeps every rewrite it proposes (there is no audio to check it against:
 tests.support.card_scenarios._audio_agrees), and a sentence may be rewritten into a clinical term that was not said
@@ -29,7 +29,7 @@ TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 22
              ("tune12", 200, 0.79, 0.94), ("tune13", 200, 0.79, 0.92),
              ("tune14", 200, 0.78, 0.86), ("tune15", 200, 0.81, 0.94),
              ("tune16", 200, 0.82, 0.90), ("tune17", 200, 0.73, 0.78),
-             ("tune18", 200, 0.86, 0.92), ("tune19", 200, 0.80, 0.88)]
+             ("tune18", 200, 0.86, 0.92), ("tune19", 200, 0.80, 0.88), ("tune20", 200, 0.90, 0.94)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -66,7 +66,8 @@ READ_OTHERWISE = {
        "given, as the other tune sets write it"
        for case in ("t7084", "t7132", "t7176", "t7186", "t8111", "t8201", "t8210", "t9073", "t9172", "t9180", "t9188",
                     "t9196", "t10167", "t10191", "t10194", "t11086", "t11143", "t11178", "t12083", "t12168",
-                    "t13092", "t13173", "t13187", "t14088", "t14175", "t15058", "t15099", "t19167")},
+                    "t13092", "t13173", "t13187", "t14088", "t14175", "t15058", "t15099", "t19167", "t20061",
+                    "t20070")},
     ("t18131", "c1 b injury[abdomen] = gunshot wound"): "'GSW in the belly': the card names the belly the abdomen",
     ("t18035", "c1 e airway[intact] = yes"): "'airway's clear': an intact airway observed, DD 1380's airway box "
     "'Intact' (tune11's writer reads 'Airway intact' so)",
@@ -109,6 +110,8 @@ READ_OTHERWISE = {
        for line in ("c1 e access[io] = yes", "c1 e access[io].time = 0935")},
     **{("t14087", line): "'1 unit whole blood through the IO started 09:48' likewise"
        for line in ("c1 e access[io] = yes", "c1 e access[io].time = 0948")},
+    ("t20196", "c1 a header.evac_category = routine"): "'Request the bird for zero seven hundred, one litter, "
+    "routine': the precedence the medic calls for his evacuation is DD 1380's evac category",
     ("t14153", "c1 e access[iv] = yes"): "'Sorry, IV, he's got a line': an IV line is in, which the card lists as "
     "access",
     **{(case, line): "a tourniquet put on and later converted to a pressure dressing was put on: the card keeps "
@@ -140,17 +143,12 @@ LEFT_OPEN = {
     "first phrase is read as a tourniquet with no limb (a tourniquet is on; its limb is lost)",
     ("t10145", "c1 b injury[calf] = crush injury"): "'Crush injury to the right lower leg, the calf's tight as a "
     "drum': the calf said in the next clause is read as a second region",
-    ("t10166", "c1 b injury[-] = amputation"): "'Injuries, right lower leg amputation' in a MIST report: the "
-    "amputation was said, its region is lost",
     ("t10171", "c1 b injury[head] = laceration"): "'lac to the back of the head': the region is read as the head",
     ("t10179", "c1 b injury[right arm#2] = amputation"): "a MIST report with no punctuation names the right arm for "
     "the amputation and the CAT: read as a second amputation",
     **{("t10189", line): "'I added a second CAT above hers at oh nine twenty': the second tourniquet was put on, "
        "its limb (the right arm of the first) is lost" for line in (
            "c1 b tourniquet[-] = yes", "c1 b tourniquet[-].time = 0920", "c1 b tourniquet[-].type = cat")},
-    ("t11168", "c1 b injury[-] = suspected fracture"): "'Shot through the left upper arm, the bone feels unstable, "
-    "possible fracture there too': 'there' is the arm just named; the suspected fracture is read with its region "
-    "blank",
     ("t12163", "c1 b injury[scalp] = laceration"): "'Pressure dressing to the scalp lac, left side': the side said "
     "after the comma at the end is lost (the laceration is on the card, its side blank)",
     ("t13035", "c1 e breathing[o2] = yes"): "'The oxygen regulator is broken, he is not getting any O2': the oxygen "
