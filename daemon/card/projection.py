@@ -154,10 +154,13 @@ class _Builder:
         return max(live, key=lambda e: self.order[e.event.id], default=None)
 
     def _said_before(self, event: Event) -> Entry | None:
-        """For a restated event, the latest entry it may be (its slots filled from the event's); else None."""
+        """For a restated event, the latest entry it may be (its slots filled from the event's), never one from the
+        same transcript ("so far: two CATs, left leg" is two); else None."""
         if event.assertion != RESTATED or event.kind in VITAL_KINDS:
             return None
-        same = [e for e in self.entries() if e.event.kind == event.kind and _same_thing(event, e)]
+        said_in = event.id.rsplit(".", 1)[0]
+        same = [e for e in self.entries() if e.event.kind == event.kind and _same_thing(event, e)
+                and e.event.id.rsplit(".", 1)[0] != said_in]
         return max(same, key=lambda e: self.order[e.event.id], default=None)
 
     def _replace(self, old: Entry | None, new: Entry) -> None:

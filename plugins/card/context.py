@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tcccd.plugins.card.clock_words import READING_WORDS, clock_words, minutes_ahead
-from tcccd.plugins.card.numbers import first_number, iter_numbers
+from tcccd.plugins.card.numbers import Number, first_number, iter_numbers
 from tcccd.plugins.card.sentences import Sentence
 
 MAX_CASUALTY = 999
@@ -58,7 +58,8 @@ _COLON_TIME = re.compile(r"(?<![\w.:/])([01]?\d|2[0-3]):([0-5]\d)(?![\w/%]|[.:]\
 _TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until|"
                           r"(?:update|reassessment|flowsheet|obs)\s*[,:])\s+$")  # "PFC update, thirteen hundred"
 # "twenty one forty vitals, ...", "thirteen hundred reassessment", "twenty one hundred checks"
-_TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu|vitals|obs|reassessment|update|checks?|set)\b")
+_TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu|vitals|obs|reassessment|update|checks?|rechecks?|set|rounds)\b")
+_HEADING = re.compile(r"\s*[,:]")
 _TIME_WAS = re.compile(r"\btime\b[^,.;:]*?(?:\b(?:was|is|of)|,)\s+$")  # "TQ time on the left arm was ten twenty"
 _NOT_TIME_BEFORE = re.compile(r"\b(?:last\s+(?:four|4)(?:\s+(?:is|are|digits|of))*|roster(?:\s+(?:number|#|is))*|"
                               r"zap(?:\s+(?:number|#|is))*|grid(?:\s+(?:to\s+\w+|is))*|freq(?:uency)?(?:\s+is)?|"
@@ -123,6 +124,7 @@ class Said:
     relative_min: float | None  # -5 for "five minutes ago"
     start: int
     end: int
+    heads: bool = False  # said bare at the utterance's head ("Eleven thirty, pulse ..."): its readings' time only
 
 
 def times(s: Sentence, time_rewrites: list[tuple[int, int]], now_hhmm: str) -> list[Said]:
@@ -133,27 +135,28 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]], now_hhmm: str) -> l
         if _NOT_TIME_BEFORE.search(s.lower, max(s.start, match.start() - 40), match.start()):
             continue
         by_asr = any(start <= match.start() and match.end() <= end for start, end in time_rewrites)
-        if by_asr or _said_as_time(s, match.start(), match.end()) or match.group().startswith("0"):  # no dose is "0905"
-            found.append(Said(match.group(), None, match.start(), match.end()))
+        cued = by_asr or _said_as_time(s, match.start(), match.end()) or match.group().startswith("0")  # no dose is
+        if cued or _heads(s, match.start(), match.end()):  # "0905"
+            found.append(Said(match.group(), None, match.start(), match.end(), heads=not cued))
     for match in _COLON_TIME.finditer(s.text, s.start, s.end):
         found.append(Said(f"{int(match.group(1)):02d}{match.group(2)}", None, match.start(), match.end()))
     for number in iter_numbers(s.text, s.start, s.end):
         if s.text.startswith(":", number.end) or s.text[max(s.start, number.start - 1):number.start] == ":":
             continue  # the hour or the minutes of "9:15"
         ago = _AGO.match(s.lower, number.end, s.end)
+        heads = _heads(s, number.start, number.end)
         if ago and number.value is not None:
             minutes = number.value * (60 if ago.group("unit").startswith("h") else 1)
             found.append(Said(None, -minutes, number.start, ago.end()))
         elif len(number.digits) == 4 and not _HHMM.fullmatch(s.text[number.start:number.end]) and \
-                _valid_hhmm(number.digits) and _said_as_time(s, number.start, number.end) and \
+                _valid_hhmm(number.digits) and (_said_as_time(s, number.start, number.end) or heads) and \
                 not _NOT_TIME_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start):
-            found.append(Said(number.digits, None, number.start, number.end))  # "at oh nine thirty"
+            cued = _said_as_time(s, number.start, number.end)
+            found.append(Said(number.digits, None, number.start, number.end, heads=not cued))  # "at oh nine thirty"
         elif len(number.digits) == 3 and _valid_hhmm("0" + number.digits) and (
-                s.lower.startswith("oh ", number.start) or number.digits[0] in "23456789" and
-                _AT.search(s.lower, max(s.start, number.start - 4), number.start) and
-                not _READING_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start)):
-            found.append(Said("0" + number.digits, None, number.start, number.end))  # "at nine forty-five", "oh
-            # three hundred"
+                _cued_hour(s, number) or heads and number.digits[0] != "1"):  # "One twenty-eight, radial": a pulse
+            found.append(Said("0" + number.digits, None, number.start, number.end,  # "at nine forty-five", "oh
+                              heads=not _cued_hour(s, number)))  # three hundred"
     for match in _AN_AGO.finditer(s.lower, s.start, s.end):
         unit = match.group("unit")
         back = -15.0 if match.group("quarter") else -60.0 if unit == "hour" else -1.0 if unit == "minute" else -30.0
@@ -170,6 +173,18 @@ def _said_as_time(s: Sentence, start: int, end: int) -> bool:
     return bool(_TIME_BEFORE.search(s.lower, max(s.start, start - 12), start) or _TIME_AFTER.match(s.lower, end)
                 or s.lower.startswith(("oh ", "zero "), start)
                 or _TIME_WAS.search(s.lower, max(s.start, start - 50), start))
+
+
+def _cued_hour(s: Sentence, number: Number) -> bool:
+    """Three digits said as a time: "oh nine hundred", "at nine forty-five" (never after a reading's word)."""
+    return s.lower.startswith("oh ", number.start) or number.digits[0] in "23456789" and \
+        _AT.search(s.lower, max(s.start, number.start - 4), number.start) is not None and \
+        not _READING_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start)
+
+
+def _heads(s: Sentence, start: int, end: int) -> bool:
+    """Said bare at the very head of the utterance, a mark after it: "Eleven thirty, pulse one hundred"."""
+    return start == 0 and _HEADING.match(s.lower, end) is not None
 
 
 def _valid_hhmm(digits: str) -> bool:

@@ -37,6 +37,9 @@ _FIRST_NUMBER = {"pulse": "rate", "rr": "rate", "spo2": "percent", "pain": "scor
                  "medication": "dose", "fluid": "volume"}
 
 
+_PLACED = {"injury": "region", "dressing": "site", "splint": "site", "access": "site"}  # where a side is said
+
+
 def restated(s: Sentence, start: int, end: int, last: Any, said: list[Said]) -> tuple[Any, Said | None] | None:
     """The last entry (`what`) with the slots said in text[start:end] laid over it, and the time said there; None
     when nothing there restates one of its slots."""
@@ -70,6 +73,9 @@ def restated(s: Sentence, start: int, end: int, last: Any, said: list[Said]) -> 
         update["site"] = place.name
     elif kind == "injury" and place is not None:
         update["region"] = place.name
+    elif kind in _PLACED and side is not None and side[0] in ("left", "right") and getattr(last, _PLACED[kind]):
+        part = getattr(last, _PLACED[kind]).removeprefix("left ").removeprefix("right ")
+        update[_PLACED[kind]] = f"{side[0]} {part}"  # "Lac on the left scalp." "Correction, right side."
     elif kind == "bp" and numbers:
         update |= {"systolic": numbers[0].value, "diastolic": numbers[1].value if len(numbers) > 1 else None}
     elif kind in _FIRST_NUMBER and numbers:

@@ -32,7 +32,7 @@ _AT = re.compile(r"\b(?:at|@)\s+$")  # a time follows
 _OPENS = re.compile(r"(?:(\d)\s+|^|\s)(?:at|@)\s+$")
 _LEADS = re.compile(r"[\s,:]*(?:(?:the|his|her|a|an|he|had|got|gave|was|is)\s+)*")
 _HEADING = re.compile(r"[\s,:;-]*(?:(?:pfc|update|reassessment|reassess|flowsheet|flow\s+sheet|obs|observations|vitals|"
-                      r"check|recheck|status|report|sitrep|night|morning|evening|shift|hourly|handover|at|time|now|"
+                      r"checks?|rechecks?|rounds|status|report|sitrep|night|morning|evening|shift|hourly|handover|at|time|now|"
                       r"it['’]?s|hours|hrs|the|hour\s+\w+)[\s,:;-]*)*")
 
 
@@ -65,7 +65,8 @@ def own_time(s: Sentence, finding: Finding, said: list[Said], context: SentenceC
     """The time said in the mention's slot clause, or None."""
     head = finding.named
     clause = s.clause_of(head[0])
-    own = [t for t in said if clause[0] <= t.start < clause[1] and not context.claims(t.start, head)]
+    own = [t for t in said if clause[0] <= t.start < clause[1] and not context.claims(t.start, head)
+           and (not t.heads or finding.what.kind in VITAL_KINDS)]
     others = [h for h in context.heads if h != head and clause[0] <= h[0] < clause[1]]
     after = [t for t in own if t.start >= head[0] and not any(_next_to(s, t, h) for h in others)]
     before = [t for t in own if t.start < head[0] and (_next_to(s, t, head) or not any(

@@ -9,11 +9,10 @@ question, a plan, a condition, an allergy, someone else's...) gives nothing.
 Where the status hangs on a word the recogniser doubted ("Give 1 g TXA", "Give"
 doubted: it may have been "Gave"), the entry is kept and shown unconfirmed.
 
-A positive event takes its time as tcccd.plugins.card.entry_times says; a time
-at the head of the utterance is also the column of the readings in the sentences
-after it, until another time or a casualty switch. Flags: `uncertain` when a
-word it came from was doubted (its casualty number too, or the time said in its
-clause, which then could not be read), or its dose is a range;
+A positive event takes its time as tcccd.plugins.card.entry_times says; a time at the head of the utterance is
+also the column of the readings in the sentences after it, until another time or a casualty switch (a bare one,
+"Eleven thirty, pulse ...", theirs alone). Flags: `uncertain` when a word it came from was doubted (its casualty
+number too, or the time said in its clause, which then could not be read), or its dose is a range;
 `out_of_range` for a value no body gives; `correction` after a correction cue
 (tcccd.plugins.card.corrections). A mention said again at a handover (a
 `repeats` status) is done, with that status, unless its clause says it is one
@@ -143,8 +142,9 @@ class Extraction:
                 if isinstance(item, Switch):
                     self._switch(item)
                 else:
-                    first = readings_time if item.what.kind in VITAL_KINDS else None
-                    emitted |= self._finding(s, item, said, lead or first, context, correcting=i > 0) or \
+                    vital = item.what.kind in VITAL_KINDS  # a bare heading ("Eleven thirty, ...") times readings alone
+                    emitted |= self._finding(s, item, said, (lead if vital or not (lead and lead.heads) else None) or (
+                        readings_time if vital else None), context, correcting=i > 0) or \
                         self.statuses[-1:] == [RETRACTED]
             if i > 0 and not emitted:
                 self._restatement(s, start, until, said)

@@ -34,11 +34,12 @@ BODY_PARTS = {
     "upper back": "upper back", "skull": "skull", "tib fib": "lower leg", "tib-fib": "lower leg", "bowel": "bowel",
     "antecubital": "antecubital", "ac": "AC", "armpits": "armpit", "spine": "spine", "eyebrow": "eyebrow",
     "eyelid": "eyelid", "lip": "lip", "lips": "lip", "toe": "toe", "palm": "palm", "sole": "sole", "shin bone": "shin",
+    "radius": "radius", "ulna": "ulna",
 }
 LIMB_OF_PART = {"upper arm": "arm", "arm": "arm", "elbow": "arm", "forearm": "arm", "wrist": "arm", "hand": "arm",
                 "thigh": "leg", "knee": "leg", "lower leg": "leg", "leg": "leg", "calf": "leg", "ankle": "leg",
                 "foot": "leg", "femur": "leg", "tibia": "leg", "fibula": "leg", "humerus": "arm", "shin": "leg",
-                "finger": "arm", "thumb": "arm", "heel": "leg"}
+                "radius": "arm", "ulna": "arm", "finger": "arm", "thumb": "arm", "heel": "leg"}
 # "took a round through the right thigh": shot there
 TOOK_A_ROUND = tuple(f"took a round {way} {whose}" for way in ("to", "through", "in")
                      for whose in ("the", "his", "her"))

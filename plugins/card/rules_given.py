@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tcccd.plugins.card.finding import Finding, regions, said, spanning
 from tcccd.plugins.card.lexicon import (
@@ -241,6 +241,10 @@ def medications(s: Sentence) -> Iterator[Finding]:
     found: list[Finding] = []
     for match in s.find(_DRUG):
         name, drug_class = MEDICATIONS[said(match)]
+        if found and found[-1].what.name == name and said(match) in ROUTES and found[-1].what.route is None:
+            found[-1] = replace(found[-1], end=match.end(), what=found[-1].what.model_copy(
+                update={"route": ROUTES[said(match)]}))  # "Fentanyl, 800 mics, OTFC": its route, the same dose
+            continue
         if found and found[-1].what.name == name and (s.clause_of(found[-1].start) == s.clause_of(match.start()) or
                                                       _NAMED_AGAIN.fullmatch(s.lower, found[-1].end, match.start())):
             continue

@@ -22,10 +22,11 @@ from tcccd.wire.card_events import Allergies, BattleRoster, Evacuation, LastFour
 _LEAD = (r"\s*(?:(?:um|uh|ok|okay|so|and|now)\s+)*"
          r"(?:(?:(?:first|second|third|fourth|fifth)\s+)?(?:casualty|patient)(?:\s+(?:number\s+)?\w+)?\s*)?"
          r"(?:(?:he|she)(?:['’]s|\s+is)?\s+(?:going\s+out\s+(?:as\s+)?)?(?:an?\s+)?)?"
-         r"(?:(?:put|mark)\s+(?:him|her)\s+(?:down\s+)?(?:as\s+)?)?"  # "put him down as urgent"
+         r"(?:(?:put|mark)\s+(?:him|her)\s+(?:down\s+)?(?:as\s+)?|"  # "put him down as urgent"
+         r"(?:upgrade|downgrade|bump|change|move)\s+(?:him|her)\s+(?:up\s+|down\s+)?to\s+)?"
          r"(?:(?:is|as)\s+)?(?:(?:no|not)\s+)?")
 _ON_A = r"(?:on\s+an?\s+)?"  # "going out urgent, on a litter"
-_SUBJECT = re.compile(r"\b(?:he|she|casualty|patient)\b")
+_SUBJECT = re.compile(r"\b(?:he|she|him|her|casualty|patient)\b")
 _CATEGORY_ALONE = re.compile(_LEAD + r"(?:evac(?:uation)?\s+)?(?:category\s+|precedence\s+)?(?:is\s+)?(?P<v>"
                              + choices(EVAC_CATEGORIES) + r")(?:\s+(?:evac|evacuation|precedence))?"
                              r"(?:\s*,?\s*(?:and\s+)?" + _ON_A + "(?:" + choices(MOBILITY) + r"))?(?:\s+now)?\s*$")
@@ -41,6 +42,7 @@ _LAST_FOUR = re.compile(r"\blast\s+(?:four|4)(?:\s+(?:is|are|digits|of))*[\s:,]*
 _ROSTER = re.compile(r"\b(?:battle\s+roster|roster|zap)(?:\s+(?:number|#|is))*[\s:,]*")
 _ROSTER_TOKEN = re.compile(r"[a-z0-9-]+")
 _NKA = re.compile(r"\bno\s+known\s+(?:drug\s+)?allerg(?:ies|y)\b|\bnkda\b|\bnka\b|\bno\s+allergies\b|"
+                  r"\bno\s+(?:drug\s+)?allergies\s+to\s+(?:any\s+)?(?:meds|medications?|medicines?|drugs)\b|"
                   r"\bdenies\s+(?:any\s+)?(?:known\s+)?(?:drug\s+)?allergies\b|"
                   r"\ballergies\s*[,:]?\s*(?:none|nil|negative)\b|\ballergic\s+to\s+(?:nothing|none)\b")
 _ALLERGIC = re.compile(r"\b(?:allergic|allergy|allergies|sensitive|anaphylaxis|reaction|reacts|reacted)\s*"
@@ -52,7 +54,7 @@ _ALLERGEN_BEFORE = re.compile(r"\b((?:[a-z][\w'’-]*(?:\s*,\s*|\s+)){1,6})aller
 _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|with|says|he|she|he's|she's|is|severe|"
                            r"bad|mild|none|nil|negative|nkda|nka|nothing|denies|denied|reports|reported|got|have|"
                            r"he['’]s\s+got|food|medication|medicine|other|also|documented|listed|possible|and|or|"
-                           r"get|ask|asked|about|check|checked|confirm|unknown|unable|couldn['’]t|can['’]t|him|need|"
+                           r"get|ask|asked|about|check|checked|confirm|unknown|unable|couldn['’]t|can['’]t|him|need|meds|drugs|"
                            r"before|for|uh|um|er|erm|too|said|something|anything|stuff|can['’]t\s+remember\s+what)\b")
 _RESTATED = re.compile(r"correction|sorry|i\s+mean|scratch\s+that|make\s+that|no\s+wait|my\s+mistake")
 _REACTION = re.compile(r"(?:gets?|got|had|has|causes?|gives?|breaks?|broke|rash|hives|itch\w*|swell\w*|anaphyla\w*|"
@@ -184,7 +186,8 @@ def allergens(words: str) -> list[str]:
     no other clinical mention: "allergic to morphine, tourniquet left leg" lists morphine alone)."""
     found: list[str] = []
     for part in _LIST_SPLIT.split(words.strip(" .")):
-        part = " ".join(part.split()).removeprefix("it's ").removeprefix("it’s ")  # "sorry, it's amoxicillin"
+        part = " ".join(part.split()).removeprefix("it's ").removeprefix("it’s ").removeprefix("just ")  # "sorry,
+        # it's amoxicillin", "just latex"
         part = part[3:] if found and part.lower().startswith("to ") else part  # "latex and to sulfa drugs"
         if _RESTATED.fullmatch(part):  # "allergic to morphine, correction, codeine"
             found.clear()

@@ -33,8 +33,9 @@ _DEVICE = pattern(TOURNIQUET_DEVICES)
 _CATEGORY = pattern(TOURNIQUET_CATEGORIES)
 _HEMOSTATIC = pattern(HEMOSTATIC)
 _PRESSURE = pattern(PRESSURE)
-_COUNTS = {"two": 2, "2": 2, "three": 3, "3": 3}
-_COUNT = re.compile(r"\b(two|2|three|3)\s+(?:\w+\s+)?$")
+_COUNTS = {"two": 2, "2": 2, "both": 2, "three": 3, "3": 3}
+_COUNT = re.compile(r"\b(two|2|both|three|3)\s+(?:\w+\s+)?$")
+_ACCESS_SAID = re.compile(r"\b(?:io|iv|ivs|ios|cannula)\b")  # "two CATs, left leg, IO right humerus": the IO's site
 _TIME_OF = re.compile(r"\s+time\b")  # "TQ time 0912": the time of the tourniquet just said
 _BESIDE = re.compile(r"\b(?:above|below|proximal\s+to|distal\s+to|next\s+to|beside)\s+(?:it|that\s+one|"
                      r"the\s+first(?:\s+one)?|the\s+other(?:\s+one)?)\b")
@@ -58,7 +59,8 @@ def tourniquets(s: Sentence) -> Iterator[Finding]:
         device = next(s.find(_DEVICE, clause_start, clause_end), None)
         category = next(s.find(_CATEGORY, clause_start, clause_end), None)
         spans = [(mention.start(), mention.end())] + [(m.start(), m.end()) for m in (device, category) if m]
-        dressed = [m.start() for rx in (_HEMOSTATIC, _PRESSURE) for m in s.find(rx, mention.end(), clause_end)]
+        dressed = [m.start() for rx in (_HEMOSTATIC, _PRESSURE, _ACCESS_SAID)
+                   for m in s.find(rx, mention.end(), clause_end)]
         limbs = [r for r in regions(s, clause_start, min(dressed, default=clause_end)) if r.limb]  # not the dressing's
         if any(r.start > mention.start() for r in limbs):  # "gsw right thigh tq right leg": the thigh is the wound's
             limbs = [r for r in limbs if r.start > mention.start()]

@@ -37,8 +37,9 @@ def test_an_act_said_hours_ahead_of_the_clock_alerts_once_and_shows_in_status(st
     assert "c1 f medication[txa].time = 0915 (unconfirmed)" in lines
     assert not any("right arm" in line for line in lines)  # no word says it was done: read as a plan
     [clock] = [a for a in told if a["kind"] == "clock_mismatch"]  # the second act, same offset: not told again
-    assert (clock["said_hhmm"], clock["ahead_min"]) == ("0912", 11 * 60 + 15)
-    assert clock["clock_hhmm"] in ("2157", "2158") and "time zone" in clock["message"]
+    assert clock["clock_hhmm"] in ("2157", "2158") and "time zone" in clock["message"]  # the minute may turn
+    assert (clock["said_hhmm"], clock["ahead_min"]) == ("0912", {"2157": 11 * 60 + 15, "2158": 11 * 60 + 14}[
+        clock["clock_hhmm"]])
     screen = daemon.cli("status")
     assert "CLOCK" in screen.stdout and "the medic said 0915" in screen.stdout, screen.stdout
     assert "check the kit's clock and time zone" in screen.stdout

@@ -1,9 +1,9 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune20`, by twenty
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune21`, by twenty-one
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
-figures, and the held-out half, which no test reads). `tune21`, the newest writer's, is not read here: its first run
+figures, and the held-out half, which no test reads). `tune22`, the newest writer's, is not read here: its first run
 is the unseen measure of the last round.
 
 In a text run, Whisper's vocabulary step keeps every rewrite it proposes (there is no audio to check it against:
@@ -29,7 +29,8 @@ TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 22
              ("tune12", 200, 0.79, 0.94), ("tune13", 200, 0.79, 0.92),
              ("tune14", 200, 0.78, 0.86), ("tune15", 200, 0.81, 0.94),
              ("tune16", 200, 0.82, 0.90), ("tune17", 200, 0.73, 0.78),
-             ("tune18", 200, 0.86, 0.92), ("tune19", 200, 0.80, 0.88), ("tune20", 200, 0.90, 0.94)]
+             ("tune18", 200, 0.86, 0.92), ("tune19", 200, 0.80, 0.88), ("tune20", 200, 0.90, 0.94),
+             ("tune21", 200, 0.85, 0.93)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -68,6 +69,9 @@ READ_OTHERWISE = {
                     "t9196", "t10167", "t10191", "t10194", "t11086", "t11143", "t11178", "t12083", "t12168",
                     "t13092", "t13173", "t13187", "t14088", "t14175", "t15058", "t15099", "t19167", "t20061",
                     "t20070")},
+    ("t21168", "c2 f medication[fentanyl].route = otfc"): "OTFC likewise",
+    ("t21125", "c1 f medication[fentanyl].route = otfc"): "'Fentanyl, eight hundred mics, OTFC': OTFC said after "
+    "the dose is how it was given",
     ("t18131", "c1 b injury[abdomen] = gunshot wound"): "'GSW in the belly': the card names the belly the abdomen",
     ("t18035", "c1 e airway[intact] = yes"): "'airway's clear': an intact airway observed, DD 1380's airway box "
     "'Intact' (tune11's writer reads 'Airway intact' so)",
@@ -164,8 +168,6 @@ LEFT_OPEN = {
     "last is lost",
     ("t14137", "c1 e dressing[hemostatic].time = 0952"): "'Packed the right groin with ChitoGauze, then the junctional "
     "device on top at zero nine fifty-two': the time is given to the packing too",
-    ("t14174", "c1 b tourniquet[left arm#3] = extremity"): "'Both TQs still on, left arm' (a later check) is read as "
-    "a third tourniquet",
     ("t14196", "c1 b tourniquet[-] = yes"): "'Two tourniquets on patient one, both legs': the limbs said after the "
     "casualty are lost (one tourniquet, no limb)",
     ("t15031", "c1 e airway[cric] = yes"): "'Started the cric, lost my landmarks in all the blood, went back to "
@@ -216,6 +218,10 @@ LEFT_OPEN = {
     "shield only as 'it', a clause after it",
     ("t19142", "c1 b injury[-] = amputation"): "'left foot's gone at the ankle, traumatic amputation': the region "
     "said two clauses before is lost, as in t9184",
+    ("t21144", "c1 b injury[-] = amputation"): "'Past two hours we'd normally talk about converting, but with an "
+    "amputation both stay on': the amputation named as the reason (teaching talk) is read as one found",
+    ("t21167", "c1 f medication[ketamine].time = 1145"): "'Ketamine fifty IM at the point of injury, then twenty "
+    "through the IO at eleven forty five': the second dose's time is given to the first",
     ("t15167", "c1 b injury[-] = laceration"): "'Pressure dressing, forehead, it's a long lac': the forehead said "
     "with the dressing is read as the dressing's place (the laceration is on the card, its region blank)",
 }

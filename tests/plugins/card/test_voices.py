@@ -111,6 +111,19 @@ SAID = [
       "Handover to the flight medic: left leg CAT at zero nine forty, one gram of TXA IV, that's all he's had."),
      {"c1 b tourniquet[left leg] = extremity", "c1 b tourniquet[left leg].type = cat",
       "c1 b tourniquet[left leg].time = 0940", "c1 f medication[txa] = 1 g", "c1 f medication[txa].route = iv"}),
+    # a later check of the devices on the card is them, not more
+    (("TQ right arm at 0910.", "Second TQ right arm at 0925.", "Both TQs still on, right arm, pulse 100."),
+     {"c1 b tourniquet[right arm] = extremity", "c1 b tourniquet[right arm].time = 0910",
+      "c1 b tourniquet[right arm#2] = extremity", "c1 b tourniquet[right arm#2].time = 0925",
+      "c1 c vitals[~1000].pulse = 100"}),
+    # a side corrected in an utterance of its own
+    (("Lac on the left side of the forehead.", "Correction, right side."),
+     {"c1 b injury[right forehead] = laceration"}),
+    # a bare time heading the utterance is its readings' time, not the oxygen's
+    (("Nine thirty, sats 95 on two liters of O2, resps 18.",),
+     {"c1 c vitals[0930].spo2 = 95%", "c1 c vitals[0930].rr = 18", "c1 e breathing[o2] = yes"}),
+    (("What's his pulse?", "One twenty-four, radial."),  # a reading, not 0124
+     {"c1 c vitals[~1000].pulse = 124", "c1 c vitals[~1000].pulse_location = radial"}),
 ]
 
 
