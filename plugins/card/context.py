@@ -135,8 +135,8 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]], now_hhmm: str) -> l
         if _NOT_TIME_BEFORE.search(s.lower, max(s.start, match.start() - 40), match.start()):
             continue
         by_asr = any(start <= match.start() and match.end() <= end for start, end in time_rewrites)
-        cued = by_asr or _said_as_time(s, match.start(), match.end()) or match.group().startswith("0")  # no dose is
-        if cued or _heads(s, match.start(), match.end()):  # "0905"
+        cued = by_asr or _said_as_time(s, match.start(), match.end()) or match.group().startswith("0")  # no dose: 0905
+        if cued or _heads(s, match.start(), match.end()):
             found.append(Said(match.group(), None, match.start(), match.end(), heads=not cued))
     for match in _COLON_TIME.finditer(s.text, s.start, s.end):
         found.append(Said(f"{int(match.group(1)):02d}{match.group(2)}", None, match.start(), match.end()))
@@ -149,14 +149,14 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]], now_hhmm: str) -> l
             minutes = number.value * (60 if ago.group("unit").startswith("h") else 1)
             found.append(Said(None, -minutes, number.start, ago.end()))
         elif len(number.digits) == 4 and not _HHMM.fullmatch(s.text[number.start:number.end]) and \
-                _valid_hhmm(number.digits) and (_said_as_time(s, number.start, number.end) or heads) and \
-                not _NOT_TIME_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start):
-            cued = _said_as_time(s, number.start, number.end)
+                _valid_hhmm(number.digits) and \
+                not _NOT_TIME_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start) and \
+                ((cued := _said_as_time(s, number.start, number.end)) or heads):
             found.append(Said(number.digits, None, number.start, number.end, heads=not cued))  # "at oh nine thirty"
         elif len(number.digits) == 3 and _valid_hhmm("0" + number.digits) and (
-                _cued_hour(s, number) or heads and number.digits[0] != "1"):  # "One twenty-eight, radial": a pulse
-            found.append(Said("0" + number.digits, None, number.start, number.end,  # "at nine forty-five", "oh
-                              heads=not _cued_hour(s, number)))  # three hundred"
+                (cued := _cued_hour(s, number)) or heads and number.digits[0] != "1"):  # "One twenty-eight, radial"
+            found.append(Said("0" + number.digits, None, number.start, number.end, heads=not cued))  # "at nine
+            # forty-five", "oh three hundred"
     for match in _AN_AGO.finditer(s.lower, s.start, s.end):
         unit = match.group("unit")
         back = -15.0 if match.group("quarter") else -60.0 if unit == "hour" else -1.0 if unit == "minute" else -30.0

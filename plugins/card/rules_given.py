@@ -122,15 +122,11 @@ def amounts(s: Sentence, start: int, end: int) -> list[Amount]:
     return sorted(found, key=lambda a: a.start)
 
 
-def route(s: Sentence, start: int, end: int) -> tuple[str, int, int] | None:
-    """The first route said between two positions, as the card writes it."""
-    match = next(s.find(_ROUTE, start, end), None)
-    return (ROUTES[said(match)], match.start(), match.end()) if match else None
-
-
-def _last_route(s: Sentence, start: int, end: int) -> tuple[str, int, int] | None:
-    """The last route said between two positions: the line a fluid is said to run through."""
-    match = next(reversed(list(s.find(_ROUTE, start, end))), None)
+def route(s: Sentence, start: int, end: int, last: bool = False) -> tuple[str, int, int] | None:
+    """The first route said between two positions (the last, with `last`: the line a fluid runs through), as the
+    card writes it."""
+    found = s.find(_ROUTE, start, end)
+    match = next(reversed(list(found)) if last else found, None)
     return (ROUTES[said(match)], match.start(), match.end()) if match else None
 
 
@@ -229,7 +225,7 @@ def fluids(s: Sentence) -> Iterator[Finding]:
                                 match.start(), match.end()) or bare_dose(s, match.start(), match.end(), scope_start,
                                                                          scope_end)
         way = route(s, match.end(), scope_end) or route_before(s, scope_start, match.start()) or (
-            _last_route(s, s.start, match.start()) if _THROUGH_IT.match(s.lower, match.end(), scope_end) else None)
+            route(s, s.start, match.start(), last=True) if _THROUGH_IT.match(s.lower, match.end(), scope_end) else None)
         spans = [(match.start(), match.end())]
         spans += [(volume.start, volume.end)] if volume else []
         spans += [(way[1], way[2])] if way else []

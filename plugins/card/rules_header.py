@@ -56,6 +56,7 @@ _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|wit
                            r"he['’]s\s+got|food|medication|medicine|other|also|documented|listed|possible|and|or|"
                            r"get|ask|asked|about|check|checked|confirm|unknown|unable|couldn['’]t|can['’]t|him|need|meds|drugs|"
                            r"before|for|uh|um|er|erm|too|said|something|anything|stuff|can['’]t\s+remember\s+what)\b")
+_SAID_BEFORE = re.compile(r"^(?:it['’]s\s+)?(?:just\s+)?")  # "sorry, it's amoxicillin", "just latex"
 _RESTATED = re.compile(r"correction|sorry|i\s+mean|scratch\s+that|make\s+that|no\s+wait|my\s+mistake")
 _REACTION = re.compile(r"(?:gets?|got|had|has|causes?|gives?|breaks?|broke|rash|hives|itch\w*|swell\w*|anaphyla\w*|"
                        r"reaction|throat)\b")  # "allergic to amoxicillin, gets a rash": what it does, no allergen
@@ -186,8 +187,7 @@ def allergens(words: str) -> list[str]:
     no other clinical mention: "allergic to morphine, tourniquet left leg" lists morphine alone)."""
     found: list[str] = []
     for part in _LIST_SPLIT.split(words.strip(" .")):
-        part = " ".join(part.split()).removeprefix("it's ").removeprefix("it’s ").removeprefix("just ")  # "sorry,
-        # it's amoxicillin", "just latex"
+        part = _SAID_BEFORE.sub("", " ".join(part.split()), count=1)
         part = part[3:] if found and part.lower().startswith("to ") else part  # "latex and to sulfa drugs"
         if _RESTATED.fullmatch(part):  # "allergic to morphine, correction, codeine"
             found.clear()
