@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tcccd.plugins.card.clauses import act_clauses, clause_at, long_runs, slot_clauses
+from tcccd.plugins.card.fast_patterns import Gate
 from tcccd.plugins.card.numbers import Number, first_number, numbers_in
 
 __all__ = ["Number", "Sentence", "first_number", "numbers_in", "split"]
@@ -69,7 +70,7 @@ class Sentence:
         return numbers_in(self.text, self.start if start is None else start, self.end if end is None else end)
 
 
-def split(text: str, cue: re.Pattern[str] | None = None) -> list[Sentence]:
+def split(text: str, cue: Gate | None = None) -> list[Sentence]:
     """Sentences in order; `cue` finds correction cues ("scratch that"), which no clause spans."""
     lower = text.lower()
     sentences: list[Sentence] = []
@@ -82,7 +83,7 @@ def split(text: str, cue: re.Pattern[str] | None = None) -> list[Sentence]:
 
 
 def _add(sentences: list[Sentence], text: str, lower: str, start: int, end: int, mark: str,
-         cue: re.Pattern[str] | None) -> None:
+         cue: Gate | None) -> None:
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
