@@ -58,6 +58,8 @@ Span = tuple[int, int]
 def long_runs(lower: str, start: int, end: int) -> list[Span]:
     """A stretch of text cut into pieces of about MAX_WORDS words, each cut made before a word that names something
     (or at the limit when none does)."""
+    if end - start <= 2 * MAX_WORDS:  # too short to hold more than MAX_WORDS words: no need to count them
+        return [(start, end)]
     words = [m.start() for m in _WORD.finditer(lower, start, end)]
     if len(words) <= MAX_WORDS:
         return [(start, end)]
