@@ -166,6 +166,8 @@ def _cut(lower: str, start: int, end: int, cuts: list[Span]) -> list[Span]:
 
 def clause_at(clauses: list[Span], pos: int) -> Span:
     """The clause holding a position (the nearest one before it when it falls between clauses)."""
+    if len(clauses) == 1:  # most sentences are one clause
+        return clauses[0]
     starts = [c[0] for c in clauses]
     i = max(0, bisect_right(starts, pos) - 1)
     return clauses[i]

@@ -122,18 +122,22 @@ def _better(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str
     return max(useful, key=lambda s: (min(5, min(map(len, s))), -len(s))) if useful else None
 
 
+def _any_of(strings: frozenset[str]) -> re.Pattern[str]:
+    """Finds any of the strings: the longest first at each place, the first character compared once."""
+    ordered = sorted(strings, key=len, reverse=True)
+    return re.compile(first_grouped([(string, re.escape(string)) for string in ordered]))
+
+
 class Gate:
     """One pattern, tried over a stretch of text only when the stretch holds one of the strings it requires."""
 
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self.pattern = pattern
         self.needs = required(pattern)
+        self._held = _any_of(self.needs).search if self.needs is not None else None
 
     def may_match(self, text: str, start: int, end: int) -> bool:
-        if self.needs is None:
-            return True
-        stretch = text[start:end]
-        return any(s in stretch for s in self.needs)
+        return self._held is None or self._held(text, start, end) is not None
 
     def finditer(self, text: str, start: int, end: int) -> Iterator[re.Match[str]]:
         """The pattern's matches in text[start:end], as `re.Pattern.finditer` gives them."""
@@ -141,21 +145,27 @@ class Gate:
 
 
 class Gates(Generic[T]):
-    """Patterns with a value each, tried in their order over a stretch of text: the strings any of them requires
-    are looked for once, and only the patterns whose strings the stretch holds are tried."""
+    """Patterns with a value each, tried in their order over a stretch of text. The strings any of them requires
+    are found in one pass: at each place the longest one said there, which stands for the shorter ones it starts
+    with too (all said there); only the patterns whose strings the stretch holds are tried."""
 
     def __init__(self, patterns: list[tuple[re.Pattern[str], T]]) -> None:
         self.patterns = [(rx, value, required(rx)) for rx, value in patterns]
-        self._strings = tuple(sorted(frozenset().union(*(needs for _, _, needs in self.patterns if needs))))
+        strings = frozenset().union(*(needs for _, _, needs in self.patterns if needs))
+        self._places = re.compile(f"(?=({_any_of(strings).pattern}))").finditer if strings else None
+        self._let_through = {said: frozenset(i for i, (_, _, needs) in enumerate(self.patterns)
+                                             if needs and any(said.startswith(n) for n in needs)) for said in strings}
+        self._always = frozenset(i for i, (_, _, needs) in enumerate(self.patterns) if needs is None)
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
 
     def finditer(self, text: str, start: int, end: int) -> Iterator[tuple[re.Match[str], T]]:
         """Each pattern's matches in text[start:end], pattern by pattern, with its value."""
-        stretch = text[start:end]
-        held = {s for s in self._strings if s in stretch}
-        for rx, value, needs in self.patterns:
-            if needs is None or not needs.isdisjoint(held):
-                for match in rx.finditer(text, start, end):
-                    yield match, value
+        tried = set(self._always)
+        for place in self._places(text, start, end) if self._places is not None else ():
+            tried |= self._let_through[place.group(1)]
+        for i in sorted(tried):
+            rx, value, _ = self.patterns[i]
+            for match in rx.finditer(text, start, end):
+                yield match, value

@@ -36,6 +36,7 @@ RUN = re.compile(r"(?<![\w.])(?:an?[\s-]+(?=hundred\b|thousand\b))?" + _TOKEN
                  + r"(?:[\s-]+(?:and[\s-]+)?" + _TOKEN + r")*(?:(?![\w])|(?<=\d)(?=(?:mg|mcg|g|ml|cc|kg)\b))",
                  re.IGNORECASE)  # "1g", "50mg": a unit written against its number
 _PIECE = re.compile(r"\d+(?:\.\d+)?|[a-z]+", re.IGNORECASE)
+_WRITTEN = re.compile(r"\d+(?:\.\d+)?")  # one piece of digits alone
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,11 @@ class _Group:
 def iter_numbers(text: str, start: int, end: int) -> Iterator[Number]:
     """Each number said in text[start:end], in order."""
     for match in RUN.finditer(text, start, end):
-        pieces = [(m.group().lower(), match.start() + m.start()) for m in _PIECE.finditer(match.group())]
+        said = match.group()
+        if _WRITTEN.fullmatch(said):  # most numbers: digits as the number step wrote them, read as _read reads them
+            yield Number(float(said), match.start(), match.end(), said if said.isdigit() else "")
+            continue
+        pieces = [(m.group().lower(), match.start() + m.start()) for m in _PIECE.finditer(said)]
         yield from _read(pieces, match.start(), match.end())
 
 

@@ -26,6 +26,7 @@ _WENT_IN = re.compile(r"in(?=\s*(?:[,;:.!?]|$|and\b|now\b|at\b))")  # "TXA 2 g i
 _READINGS = ("hr", "rr", "sat")  # "hr 124", "rr 24": a reading, not "1 hr"
 _NUMBER_NEXT = re.compile(r"\s+\d")
 _CASE_SENSITIVE = {"in", "im", "po", "sl", "io", "iv", "hr", "rr", "lr", "ns", "sat", "cat", "cats"}
+_LONGEST_CASE_SENSITIVE = max(map(len, _CASE_SENSITIVE))
 
 
 @dataclass
@@ -50,6 +51,9 @@ class Sentence:
         words ("in", "im", "cat") count only when written in capitals ("CATs" too), as the ASR writes them."""
         for match in pattern.finditer(self.lower, self.start if start is None else start,
                                       self.end if end is None else end):
+            if match.end() - match.start() > _LONGEST_CASE_SENSITIVE:  # no lower-casing makes a string shorter
+                yield match
+                continue
             said = self.text[match.start():match.end()]
             if said.lower() in _CASE_SENSITIVE and not said.rstrip("s").isupper() and \
                     (not _AFTER_DOSE.search(self.lower, max(0, match.start() - 12), match.start())
