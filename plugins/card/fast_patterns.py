@@ -22,7 +22,7 @@ have matched: a gate changes no match, only the time spent
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
 try:
@@ -126,6 +126,16 @@ def _any_of(strings: frozenset[str]) -> re.Pattern[str]:
     """Finds any of the strings: the longest first at each place, the first character compared once."""
     ordered = sorted(strings, key=len, reverse=True)
     return re.compile(first_grouped([(string, re.escape(string)) for string in ordered]))
+
+
+def may_match_any(patterns: list[re.Pattern[str]]) -> Callable[[str, int, int], bool]:
+    """A test that text[start:end] holds a string one of the patterns requires (always true where one of them
+    requires nothing): where it is false, none of them can match there."""
+    needs = [required(pattern) for pattern in patterns]
+    if any(strings is None for strings in needs):
+        return lambda text, start, end: True
+    search = _any_of(frozenset().union(*needs)).search  # type: ignore[arg-type]
+    return lambda text, start, end: search(text, start, end) is not None
 
 
 class Gate:

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from tcccd.plugins.card import clauses, lexicon
+from tcccd.plugins.card import clauses, context, lexicon
 from tcccd.plugins.card.context_rules import ContextRules
-from tcccd.plugins.card.fast_patterns import Gate, Gates, first_grouped, required
+from tcccd.plugins.card.fast_patterns import Gate, Gates, first_grouped, may_match_any, required
 from tcccd.plugins.card.sentences import split
 from tests.support.card_corpus import TUNE_FILES, cases, everyday, segment
 from tests.support.card_scenarios import scenarios
@@ -99,6 +99,21 @@ def test_patterns_a_gate_cannot_read_are_always_tried() -> None:
     assert [(m.group(), v) for m, v in gates.finditer("slowly, no", 0, 10)] == [("no", "absent"), ("slowly", "manner")]
     assert [(m.group(), v) for m, v in gates.finditer("slowly, now", 0, 11)] == [("slowly", "manner")]
     assert [m.group() for m in Gate(re.compile(r"\bno\b")).finditer("no, not now", 3, 11)] == []
+
+
+def test_a_sentence_passed_over_for_switches_holds_none(texts: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = ContextRules.load()
+    sentences = [s for text in texts for s in split(text, rules.corrections)]
+    gated = [list(context.switches(s)) for s in sentences]
+    monkeypatch.setattr(context, "_SAYS_A_SWITCH", lambda text, start, end: True)
+    assert gated == [list(context.switches(s)) for s in sentences]
+    assert sum(map(len, gated)) > 50
+
+
+def test_any_of_several_patterns_may_match_only_where_one_of_their_strings_is_said() -> None:
+    test = may_match_any([re.compile(r"\bback\s+to\b"), re.compile(r"\bnext\s+(?:casualty|patient)\b")])
+    assert test("back to two", 0, 11) and test("the next patient", 0, 16) and not test("next one, go", 0, 12)
+    assert may_match_any([re.compile(r"\bno\b"), re.compile(r"(?i)pulse")])("nothing", 0, 7)  # one reads nothing
 
 
 def test_an_alternation_grouped_by_first_character_matches_what_the_flat_one_matches(texts: list[str]) -> None:
