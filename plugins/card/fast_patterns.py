@@ -37,7 +37,7 @@ _REPEATS = tuple(getattr(_sre, name) for name in ("MAX_REPEAT", "MIN_REPEAT", "P
                  if hasattr(_sre, name))
 _ATOMIC = getattr(_sre, "ATOMIC_GROUP", None)
 Reading = tuple[frozenset[str] | None, bool]  # the strings, and whether the part matches exactly one of them
-_PLAIN_FIRST = re.compile(r"[a-z0-9'’]")  # no other character matches one of these, in any case
+_PLAIN_FIRST = re.compile(r"[a-z0-9]")  # no other character matches one of these, in any case
 
 
 def first_grouped(alternatives: list[tuple[str, str]]) -> str:
