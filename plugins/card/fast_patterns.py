@@ -46,6 +46,10 @@ def first_grouped(alternatives: list[tuple[str, str]]) -> str:
     where a phrase starts with anything else, the alternatives joined as they are."""
     if not all(_PLAIN_FIRST.match(phrase) for phrase, _ in alternatives):
         return "|".join(regex for _, regex in alternatives)
+    return _grouped(alternatives)
+
+
+def _grouped(alternatives: list[tuple[str, str]]) -> str:
     by_first: dict[str, list[str]] = {}
     for phrase, regex in alternatives:
         by_first.setdefault(phrase[0], []).append(regex)
@@ -123,9 +127,10 @@ def _better(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str
 
 
 def _any_of(strings: frozenset[str]) -> re.Pattern[str]:
-    """Finds any of the strings: the longest first at each place, the first character compared once."""
+    """Finds any of the strings, each as written: the longest first at each place, the first character compared
+    once (whatever it is: a literal string's first character matches itself alone)."""
     ordered = sorted(strings, key=len, reverse=True)
-    return re.compile(first_grouped([(string, re.escape(string)) for string in ordered]))
+    return re.compile(_grouped([(string, re.escape(string)) for string in ordered]))
 
 
 def may_match_any(patterns: list[re.Pattern[str]]) -> Callable[[str, int, int], bool]:
