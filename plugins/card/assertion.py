@@ -78,11 +78,11 @@ class SentenceContext:
     def _hits(self) -> list[Hit]:
         s, rules = self.s, self.rules
         pseudo = [(a, b) for a, b, _ in rules.pseudo.find(s.lower, self.words)]
-        pseudo += [(m.start(), m.end()) for rx in rules.pseudo_patterns for m in rx.finditer(s.lower, s.start, s.end)]
+        pseudo += [(m.start(), m.end()) for m, _ in rules.pseudo_patterns.finditer(s.lower, s.start, s.end)]
         pseudo += s.cues  # "at eighteen thirty, no, eighteen forty": the "no" corrects, it does not deny
         found = list(rules.index.find(s.lower, self.words))
-        found += [(m.start(), m.end(), t) for t in rules.patterned  # type: ignore[union-attr]
-                  for m in t.rx.finditer(s.lower, s.start, s.end) if m.end() > m.start()]
+        found += [(m.start(), m.end(), t) for m, t in rules.patterned.finditer(s.lower, s.start, s.end)
+                  if m.end() > m.start()]
         found = [(a, b, t) for a, b, t in found if not any(c < b and a < d for c, d in pseudo)]
         kept = [(a, b, t) for a, b, t in found  # a phrase inside a longer one is part of it ("not going to give")
                 if not any(c <= a and b <= d and d - c > b - a for c, d, _ in found)]

@@ -58,6 +58,8 @@ Span = tuple[int, int]
 def long_runs(lower: str, start: int, end: int) -> list[Span]:
     """A stretch of text cut into pieces of about MAX_WORDS words, each cut made before a word that names something
     (or at the limit when none does)."""
+    if end - start <= 2 * MAX_WORDS:  # too short to hold more than MAX_WORDS words: no need to count them
+        return [(start, end)]
     words = [m.start() for m in _WORD.finditer(lower, start, end)]
     if len(words) <= MAX_WORDS:
         return [(start, end)]
@@ -164,6 +166,8 @@ def _cut(lower: str, start: int, end: int, cuts: list[Span]) -> list[Span]:
 
 def clause_at(clauses: list[Span], pos: int) -> Span:
     """The clause holding a position (the nearest one before it when it falls between clauses)."""
+    if len(clauses) == 1:  # most sentences are one clause
+        return clauses[0]
     starts = [c[0] for c in clauses]
     i = max(0, bisect_right(starts, pos) - 1)
     return clauses[i]

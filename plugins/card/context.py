@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tcccd.plugins.card.clock_words import READING_WORDS, clock_words, minutes_ahead
+from tcccd.plugins.card.fast_patterns import may_match_any
 from tcccd.plugins.card.numbers import Number, first_number, iter_numbers
 from tcccd.plugins.card.sentences import Sentence
 
@@ -71,6 +72,9 @@ _AN_AGO = re.compile(r"\b(?:an?\s+(?P<unit>minute|hour)|half\s+an\s+hour|"
                      r"(?P<quarter>(?:a\s+)?quarter\s+of\s+an\s+hour))\s+ago\b")
 
 
+_SAYS_A_SWITCH = may_match_any([_NAMED, _BACK_TO, _ORDINAL, _OPENING_ORDINAL, _NEXT, _TOO, _GARBLED])
+
+
 @dataclass(frozen=True)
 class Switch:
     number: int | None  # None: "next", one more than the casualty current at that point
@@ -80,6 +84,8 @@ class Switch:
 
 
 def switches(s: Sentence) -> Iterator[Switch]:
+    if not _SAYS_A_SWITCH(s.lower, s.start, s.end):
+        return  # most sentences: no switch pattern below can match
     found = []
     for match in _NAMED.finditer(s.lower, s.start, s.end):
         if _DETERMINER.search(s.lower, max(s.start, match.start() - 12), match.start()):

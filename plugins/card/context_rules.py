@@ -20,6 +20,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from tcccd.plugins.card.fast_patterns import Gate, Gates, first_grouped
 from tcccd.plugins.card.phrases import PhraseIndex
 from tcccd.wire.validation import format_validation_error
 
@@ -99,13 +100,13 @@ class Trigger:
 @dataclass(frozen=True)
 class ContextRules:
     index: PhraseIndex[Trigger]  # every trigger phrase
-    patterned: tuple[Trigger, ...]  # the triggers given as patterns
+    patterned: Gates[Trigger]  # the triggers given as patterns
     pseudo: PhraseIndex[None]
-    pseudo_patterns: tuple[re.Pattern[str], ...]
+    pseudo_patterns: Gates[None]
     done: PhraseIndex[bool]  # each act word, and whether it is past tense
     terminators: re.Pattern[str] | None
     acted: re.Pattern[str]  # a past act word taking an object ("packed it"): a new statement, in speech unpunctuated
-    corrections: re.Pattern[str]
+    corrections: Gate
     fillers: re.Pattern[str]
     priority: dict[str, int]
     notes: frozenset[str]
@@ -134,14 +135,14 @@ class ContextRules:
                     for category, entries in parsed.categories.items() for entry in entries]
         past = [w for e in parsed.done if e.past_tense for w in e.words]  # act words that say the act is over
         return cls(index=PhraseIndex([(w, t) for entry, t in triggers for w in entry.words]),
-                   patterned=tuple(t for _, t in triggers if t.rx is not None),
+                   patterned=Gates([(t.rx, t) for _, t in triggers if t.rx is not None]),
                    pseudo=PhraseIndex([(w, None) for e in parsed.pseudo for w in e.words]),
-                   pseudo_patterns=tuple(re.compile(e.pattern) for e in parsed.pseudo if e.pattern),
+                   pseudo_patterns=Gates([(re.compile(e.pattern), None) for e in parsed.pseudo if e.pattern]),
                    done=PhraseIndex([(w, e.past_tense) for e in parsed.done for w in e.words]),
                    terminators=phrases(parsed.terminators + [f"and {w}" for w in past]),
                    acted=re.compile(_union(past) + r"(?=\s+(?:it|him|her|them|the|a|an|his|some)\b)"),
-                   corrections=re.compile("|".join([_union(_longest_first(parsed.corrections), between=r"[\s,]+"),
-                                                    *parsed.correction_patterns])),
+                   corrections=Gate(re.compile("|".join([_union(_longest_first(parsed.corrections),
+                                                                between=r"[\s,]+"), *parsed.correction_patterns]))),
                    fillers=re.compile(r"[\s,]*(?:" + _union(_longest_first(parsed.fillers)) + r"[\s,]*)*"),
                    priority={name: i for i, name in enumerate(parsed.priority)}, notes=frozenset(parsed.notes),
                    repeats=frozenset(parsed.repeats), marks=dict(parsed.marks), shouted=dict(parsed.shouted))
@@ -164,12 +165,13 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 def _union(words: list[str], between: str = r"\s+") -> str:
     """Phrases as one pattern, tried in the order given: any run of spaces (or `between`) between words, either
     apostrophe, word edges either side. The edge checks are said once around the alternatives, not in each of them:
-    Python's regex engine then leaves a position inside a word after one check instead of one per phrase."""
+    Python's regex engine then leaves a position inside a word after one check instead of one per phrase; at a word
+    start, it compares only the phrases that start with its character (fast_patterns.first_grouped)."""
     def body(phrase: str) -> str:
         return re.escape(phrase.strip().lower()).replace(r"\ ", between).replace("'", "['’]")
-    plain = [body(w) for w in words if not w.startswith("'")]
+    plain = [(w.strip().lower(), body(w)) for w in words if not w.startswith("'")]
     quoted = [body(w) for w in words if w.startswith("'")]  # "'s": starts at the apostrophe, inside a word
-    parts = ([r"(?<![\w-])(?:" + "|".join(plain) + ")"] if plain else []) + (["|".join(quoted)] if quoted else [])
+    parts = ([r"(?<![\w-])(?:" + first_grouped(plain) + ")"] if plain else []) + (["|".join(quoted)] if quoted else [])
     return "(?:" + "|".join(f"(?:{p})" for p in parts) + r")(?![\w-])" if parts else "(?!)"
 
 

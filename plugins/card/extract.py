@@ -83,6 +83,7 @@ class Extraction:
         self.sentence_head_doubted = False  # a time at the current sentence's head was said in doubted words
         self.sentences = 0
         self.clock_ahead: ClockAhead | None = None  # an act said as over at a time the kit's clock has not reached
+        self.transcript = TranscriptRef(**request.model_dump(include={"journal_seq", "request_id", "source"}))
 
     def run(self) -> CardEvents:
         for sentence in split(self.request.text, self.rules.corrections):
@@ -288,8 +289,7 @@ class Extraction:
             id=f"{self.key}.{len(self.events)}", casualty=self.casualty, what=what, time=time,
             words=TextSpan(start_char=start, end_char=end, text=self.request.text[start:end]),
             heard=self.trail.heard(start, end), rule=rule,
-            transcript=TranscriptRef(journal_seq=self.request.journal_seq, request_id=self.request.request_id,
-                                     source=self.request.source), **flags)
+            transcript=self.transcript, **flags)  # the same for every event: one frozen model, shared
         self.events.append(event)
         if not event.negated:
             self._remember(event)

@@ -35,6 +35,7 @@ _BACK_ON = re.compile(r"\s+(?:on|in|up|off|down|out|together|of)\b")  # "back on
 # another casualty named in speech with no punctuation ("... tq left arm casualty three burns to both hands"): what
 # is said after it is not about the mention before it
 NEXT_CASUALTY = re.compile(r"\b(?:next\s+)?(?:casualty|patient)\s+(?:number\s+)?(?:\d|one|two|three|four|five|six)\b")
+_SPACES = re.compile(r"\s+")
 TRAILING_SIDE = re.compile(r"\s*,?\s*(?:the\s+|on\s+the\s+)?(left|right)(?:\s+(?:one|side))?\s*(?=[,.;]|$)")
 BOUNDS: dict[tuple[str, str], tuple[float, float]] = {
     ("pulse", "rate"): (20, 250), ("bp", "systolic"): (40, 250), ("bp", "diastolic"): (20, 150),
@@ -124,7 +125,7 @@ def cut(value: str, limit: int) -> str:
 
 def said(match: re.Match, group: int | str = 0) -> str:
     """A lexicon key for what a pattern matched: the words in lower case, single-spaced."""
-    return re.sub(r"\s+", " ", match.group(group))
+    return _SPACES.sub(" ", match.group(group))
 
 
 def distinct(s: Sentence, rx: re.Pattern[str], table: dict[str, Any]) -> Iterator[tuple[Any, re.Match]]:

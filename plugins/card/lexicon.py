@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from tcccd.plugins.card.fast_patterns import first_grouped
+
 SIDES = {"left": "left", "right": "right", "bilateral": "both", "both": "both", "each": "both"}
 # body parts as said (plural folded), and the limb a tourniquet on that part is on
 BODY_PARTS = {
@@ -254,7 +256,7 @@ DIGIT_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "
 def choices(forms: Iterable[str]) -> str:
     """A regex alternation of spoken forms, longest first (so 'urgent surgical' wins over 'urgent')."""
     ordered = sorted(set(forms), key=len, reverse=True)
-    return "|".join(re.escape(f).replace(r"\ ", r"\s+") for f in ordered)
+    return first_grouped([(f, re.escape(f).replace(r"\ ", r"\s+")) for f in ordered])
 
 
 def alternation(forms: Iterable[str]) -> str:

@@ -21,6 +21,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from tcccd.plugins.card.fast_patterns import first_grouped
+
 UNITS = {"zero": 0, "oh": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
          "eight": 8, "nine": 9, "niner": 9}
 TEENS = {"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
@@ -28,12 +30,13 @@ TEENS = {"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, 
 TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
         "ninety": 90}
 SCALES = {"hundred": 100, "thousand": 1000}
-_WORDS = "|".join(sorted([*UNITS, *TEENS, *TENS, *SCALES], key=len, reverse=True))
+_WORDS = first_grouped([(w, w) for w in sorted([*UNITS, *TEENS, *TENS, *SCALES], key=len, reverse=True)])
 _TOKEN = r"(?:\d+(?:\.\d+)?|" + _WORDS + r"|point)"
 RUN = re.compile(r"(?<![\w.])(?:an?[\s-]+(?=hundred\b|thousand\b))?" + _TOKEN
                  + r"(?:[\s-]+(?:and[\s-]+)?" + _TOKEN + r")*(?:(?![\w])|(?<=\d)(?=(?:mg|mcg|g|ml|cc|kg)\b))",
                  re.IGNORECASE)  # "1g", "50mg": a unit written against its number
 _PIECE = re.compile(r"\d+(?:\.\d+)?|[a-z]+", re.IGNORECASE)
+_WRITTEN = re.compile(r"\d+(?:\.\d+)?")  # one piece of digits alone
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,11 @@ class _Group:
 def iter_numbers(text: str, start: int, end: int) -> Iterator[Number]:
     """Each number said in text[start:end], in order."""
     for match in RUN.finditer(text, start, end):
-        pieces = [(m.group().lower(), match.start() + m.start()) for m in _PIECE.finditer(match.group())]
+        said = match.group()
+        if _WRITTEN.fullmatch(said):  # most numbers: digits as the number step wrote them, read as _read reads them
+            yield Number(float(said), match.start(), match.end(), said if said.isdigit() else "")
+            continue
+        pieces = [(m.group().lower(), match.start() + m.start()) for m in _PIECE.finditer(said)]
         yield from _read(pieces, match.start(), match.end())
 
 

@@ -61,9 +61,12 @@ class PhraseIndex(Generic[T]):
     def find(self, lower: str, said: list[Word]) -> Iterator[tuple[int, int, T]]:
         """Each phrase said, its words apart by spaces only (a comma between ends a phrase)."""
         texts = [w.text for w in said]
-        for i, text in enumerate(texts):
-            for phrase, value in self._by_first.get(text, ()):
+        last = len(texts) - 1
+        by_first = self._by_first
+        for i in [i for i, text in enumerate(texts) if text in by_first]:  # most words start no phrase
+            following = texts[i + 1] if i < last else None  # most phrases differ from what is said by their 2nd word
+            for phrase, value in by_first[texts[i]]:
                 end = i + len(phrase)
-                if end == i + 1 or tuple(texts[i:end]) == phrase and all(
+                if end == i + 1 or phrase[1] == following and tuple(texts[i:end]) == phrase and all(
                         not lower[said[k - 1].end:said[k].start].strip() for k in range(i + 1, end)):
                     yield said[i].start, said[end - 1].end, value

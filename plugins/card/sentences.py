@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tcccd.plugins.card.clauses import act_clauses, clause_at, long_runs, slot_clauses
+from tcccd.plugins.card.fast_patterns import Gate
 from tcccd.plugins.card.numbers import Number, first_number, numbers_in
 
 __all__ = ["Number", "Sentence", "first_number", "numbers_in", "split"]
@@ -25,6 +26,7 @@ _WENT_IN = re.compile(r"in(?=\s*(?:[,;:.!?]|$|and\b|now\b|at\b))")  # "TXA 2 g i
 _READINGS = ("hr", "rr", "sat")  # "hr 124", "rr 24": a reading, not "1 hr"
 _NUMBER_NEXT = re.compile(r"\s+\d")
 _CASE_SENSITIVE = {"in", "im", "po", "sl", "io", "iv", "hr", "rr", "lr", "ns", "sat", "cat", "cats"}
+_LONGEST_CASE_SENSITIVE = max(map(len, _CASE_SENSITIVE))
 
 
 @dataclass
@@ -49,6 +51,9 @@ class Sentence:
         words ("in", "im", "cat") count only when written in capitals ("CATs" too), as the ASR writes them."""
         for match in pattern.finditer(self.lower, self.start if start is None else start,
                                       self.end if end is None else end):
+            if match.end() - match.start() > _LONGEST_CASE_SENSITIVE:  # no lower-casing makes a string shorter
+                yield match
+                continue
             said = self.text[match.start():match.end()]
             if said.lower() in _CASE_SENSITIVE and not said.rstrip("s").isupper() and \
                     (not _AFTER_DOSE.search(self.lower, max(0, match.start() - 12), match.start())
@@ -69,7 +74,7 @@ class Sentence:
         return numbers_in(self.text, self.start if start is None else start, self.end if end is None else end)
 
 
-def split(text: str, cue: re.Pattern[str] | None = None) -> list[Sentence]:
+def split(text: str, cue: Gate | None = None) -> list[Sentence]:
     """Sentences in order; `cue` finds correction cues ("scratch that"), which no clause spans."""
     lower = text.lower()
     sentences: list[Sentence] = []
@@ -82,7 +87,7 @@ def split(text: str, cue: re.Pattern[str] | None = None) -> list[Sentence]:
 
 
 def _add(sentences: list[Sentence], text: str, lower: str, start: int, end: int, mark: str,
-         cue: re.Pattern[str] | None) -> None:
+         cue: Gate | None) -> None:
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
