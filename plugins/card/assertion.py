@@ -194,9 +194,10 @@ class SentenceContext:
 
     def claims(self, pos: int, head: Span | None = None) -> bool:
         """A trigger other than an act or a repeat reaches `pos` (a time: "reassess at 1040") and not the mention
-        `head`: what is said there belongs to that, not to the mention ("TQ left leg, still on from 0950" is its)."""
+        `head`: what is said there belongs to that, not to the mention ("TQ left leg, still on from 0950" is its).
+        Kit and teaching talk claims no time: "last set in the truck at eleven twenty, pulse 96" times the pulse."""
         return any(h.reach[0] <= pos < h.reach[1] and not (head and h.reach[0] <= head[0] < h.reach[1])
-                   and h.category not in self.rules.repeats for h in self.hits)
+                   and h.category not in self.rules.repeats and h.category != "generic" for h in self.hits)
 
     def denied(self, start: int, at: int) -> bool:
         """A trigger of a status kept as a note (not done, failed, removed, withheld) said in [start, at): the act

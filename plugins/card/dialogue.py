@@ -1,10 +1,11 @@
 """What one sentence leaves for the next, as medics talk: a question and its answer, a list that goes on, a device
 done again after it failed or came off.
 
-- A question about one reading or the allergies ("What's his pulse?", "Any allergies?") is answered by a sentence
-  that holds only the value ("One twenty-eight, radial.", "Ninety-six over sixty.", "Penicillin."): the answer is
-  that reading, observed. A question about a treatment is never answered into the card ("Did he get TXA?" "Yes."
-  is no dose, route or time).
+- A question about one reading, the allergies or the last four ("What's his pulse?", "Any allergies?", "Doc's
+  asking for a pressure") is answered by a sentence that holds only the value ("One twenty-eight, radial.",
+  "Ninety-six over sixty.", "Penicillin.", "Five five zero seven, Doc."): the answer is that reading, observed.
+  A question about a treatment is never answered into the card ("Did he get TXA?" "Yes." is no dose, route or
+  time).
 - A sentence that only continues the one before ("Somebody bring me the HPMK." "And a SAM splint.") is said as that
   one was: a request, a plan or a question goes on being one.
 - A clause that names nothing but says the thing done again ("NPA wouldn't pass on the right, got it in on the
@@ -20,28 +21,33 @@ import re
 
 from tcccd.plugins.card import lexicon as lx
 from tcccd.plugins.card.finding import Finding
-from tcccd.plugins.card.rules_header import allergens
+from tcccd.plugins.card.rules_header import allergens, digits_at
 from tcccd.plugins.card.sentences import Sentence, first_number
-from tcccd.wire.card_events import Allergies, BloodPressure, Pain, Pulse, RespiratoryRate, SpO2
+from tcccd.wire.card_events import Allergies, BloodPressure, LastFour, Pain, Pulse, RespiratoryRate, SpO2
 
-ASKABLE = {"pulse": lx.alternation([*lx.PULSE_WORDS, "heart rate"]), "bp": lx.alternation(lx.BP_WORDS),
+ASKABLE = {"pulse": lx.alternation([*lx.PULSE_WORDS, "heart rate"]), "bp": lx.alternation([*lx.BP_WORDS, "pressure"]),
            "rr": lx.alternation([w for w in lx.RR_WORDS if w != "breathing"]), "spo2": lx.alternation(lx.SPO2_WORDS),
-           "pain": r"\bpain\b", "allergies": r"\ballerg(?:y|ies|ic)\b"}
+           "pain": r"\bpain\b", "allergies": r"\ballerg(?:y|ies|ic)\b", "last_four": r"\blast\s+(?:four|4)\b"}
 _ASKED = {kind: re.compile(rx) for kind, rx in ASKABLE.items()}
 # an answer: what may open it, what makes it no answer, and the values it may be
 _LEAD = re.compile(r"\s*(?:(?:yeah|yes|yep|yup|uh|um|ok|okay|so|it['’]s|it\s+is|he['’]s|she['’]s|about|around|roughly|"
-                   r"approximately|like|maybe|was|is|reads|reading)\b[\s,]*)*")
+                   r"approximately|like|maybe|was|is|reads|reading|an?(?=\s+(?:one|two|three|four|five|six|seven|"
+                   r"eight|nine|ten|\d)\b))\b[\s,]*)*")  # "like a five"
+_ASKS_FOR = re.compile(r"\b(?:asking\s+for|asks\s+for|asked\s+for|wants|needs\s+(?:to\s+know)?)\s+"
+                       r"(?:an?|the|his|her)\s+")
 _NOT_AN_ANSWER = re.compile(r"\s*(?:no|nope|negative|not|none|nothing|unknown|don['’]t|didn['’]t|can['’]t|couldn['’]t|"
                             r"haven['’]t|unable|i\s+don['’]t)\b")
 _NONE_KNOWN = re.compile(r"\s*(?:none(?:\s+known)?|nka|nkda|no\s+known(?:\s+drug)?\s+allergies)\s*$")
 # a blood pressure as the number step writes it ("96/60"), or palpated ("eighty palp")
 _RATIO = re.compile(r"(\d{2,3})\s*(?:/|\s+over\s+)(\d{2,3})\b")
+_OVER = re.compile(r"\s*(?:/|over)\s*")
 _PALP = re.compile(r"\s*(?:/|over\s+)?(?:palp|palpated|by\s+palp(?:ation)?)\b")
 _SITE = re.compile(r"\b(?:(?:left|right)\s+)?(?:radial|carotid|femoral|brachial|pedal)\b")  # where a pulse was felt
 _UNIT_WORD = re.compile(r"\s*(?:%|percent|out\s+of\s+(?:10|ten)|bpm|beats)?")
 _REST = re.compile(r"[\s,.;:!-]*(?:(?:and\s+)?(?:(?:left|right)\s+)?(?:radial|carotid|femoral|brachial|pedal)|"
                    r"on\s+room\s+air|room\s+air|regular|irregular|weak|strong|thready|bounding|now|still|"
-                   r"palp(?:ated)?|[\s,.;:!-])*$")  # what may follow an answer's value
+                   r"palp(?:ated)?|doc|sir|ma['’]am|sergeant|sarge|tell\s+(?:him|her)|[\s,.;:!-])*$")  # what may follow
+# an answer's value ("One oh two over sixty, tell him.", "Like a five, Doc.")
 CONTINUES = re.compile(r"\s*(?:and|also|plus|or|and\s+also)\b(?!\s+(?:then|now|he|she|we|i|you)\b)")
 _REFERS = re.compile(r"\b(?:it|one|another|a\s+new\s+one|the\s+other\s+one|a\s+fresh\s+one)\b")
 _REDONE = re.compile(r"\b(?:replaced|reapplied|re-applied|redid|re-did|redone|re-placed|reinserted|re-inserted|"
@@ -55,6 +61,11 @@ def asked(s: Sentence) -> str | None:
     """The one reading (or the allergies) a sentence asks for, when it names exactly one."""
     kinds = [kind for kind, rx in _ASKED.items() if rx.search(s.lower, s.start, s.end)]
     return kinds[0] if len(kinds) == 1 else None
+
+
+def asks_for(s: Sentence) -> bool:
+    """A question said as a report of one ("Doc's asking for a pressure", "PA wants his pulse")."""
+    return _ASKS_FOR.search(s.lower, s.start, s.end) is not None
 
 
 def answer(s: Sentence, kind: str) -> Finding | None:
@@ -74,6 +85,10 @@ def answer(s: Sentence, kind: str) -> Finding | None:
             return None  # "he said something about bees": not a list of allergens
         return Finding(Allergies(allergies=", ".join(dict.fromkeys(listed))), at, s.end, "answer.allergies") \
             if listed else None
+    if kind == "last_four":  # "What's your last four?" "Five five zero seven, Doc."
+        digits = digits_at(s, at)
+        return Finding(LastFour(digits=digits[0]), at, digits[1], "answer.last_four") \
+            if digits and _REST.fullmatch(s.lower, digits[1], s.end) else None
     ratio = _RATIO.match(s.lower, at, s.end) if kind == "bp" else None
     if ratio is not None:  # "96/60", as the number step writes "ninety-six over sixty"
         return Finding(BloodPressure(systolic=float(ratio.group(1)), diastolic=float(ratio.group(2))), ratio.start(),
@@ -81,7 +96,12 @@ def answer(s: Sentence, kind: str) -> Finding | None:
     number = first_number(s.text, at, s.end)
     if number is None or number.value is None or number.start != at:
         return None
-    if kind == "bp":  # "eighty palp": the systolic alone
+    if kind == "bp":  # "one oh two over sixty" in words; "eighty palp": the systolic alone
+        over = _OVER.match(s.lower, number.end, s.end)
+        lower = first_number(s.text, over.end(), s.end) if over else None
+        if lower is not None and lower.start == over.end() and lower.value is not None:
+            return Finding(BloodPressure(systolic=number.value, diastolic=lower.value), number.start, lower.end,
+                           "answer.bp") if _REST.fullmatch(s.lower, lower.end, s.end) else None
         palp = _PALP.match(s.lower, number.end, s.end)
         return Finding(BloodPressure(systolic=number.value, diastolic=None), number.start, palp.end(), "answer.bp") \
             if palp and _REST.fullmatch(s.lower, palp.end(), s.end) else None

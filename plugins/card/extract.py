@@ -97,7 +97,7 @@ class Extraction:
         said_words = words(s.lower, s.start, s.end)
         found: list[Switch | Finding] = [*switches(s), *rule_findings(s, frozenset(w.text for w in said_words))]
         asked, undone, self.inherited = self.asked, self.undone, self.open_status  # each lasts one sentence
-        self.asked = dialogue.asked(s) if s.mark == "?" else None
+        self.asked = dialogue.asked(s) if s.mark == "?" or dialogue.asks_for(s) else None
         self.undone, self.undone_at, self.open_status, self.statuses = None, -1, None, []
         if asked is not None and s.mark != "?" and all(isinstance(f, Finding) and f.rule.endswith(".incomplete")
                                                        for f in found):

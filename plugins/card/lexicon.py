@@ -93,6 +93,7 @@ INJURIES = {
     "dog bite": "dog bite", "animal bite": "animal bite", "bite wound": "bite wound",
     "bit by a dog": "dog bite", "bit by a stray dog": "dog bite", "bitten by a dog": "dog bite",
     "bitten by a stray dog": "dog bite", "sprained": "sprain", "sprain": "sprain", "sprains": "sprain",
+    "blister": "blister", "blisters": "blister",
     **dict.fromkeys(TOOK_A_ROUND, "gunshot wound"),
 }
 # a fall is a mechanism when said with where from or how far ("fell off the back of the truck", "fell about fifteen
@@ -106,7 +107,7 @@ FALL_FROM = ("roof", "rooftop", "height", "building", "wall", "ladder", "stairs"
 GENERIC_INJURIES = ("wound", "injury")  # said without a body region, these say nothing
 NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot in his", "burn", "burns", "shot in her",
                 "shot through his", "shot through her", "shot twice", "shot once", "shot three times", "lacerated",
-                "burned", "burnt", "crushed", "blunt trauma",
+                "burned", "burnt", "crushed", "blunt trauma", "blister", "blisters",
                 *TOOK_A_ROUND)  # nor these alone ("blunt trauma": a mechanism)
 PAIRED = ("arm", "leg", "hand", "foot", "thigh", "forearm", "upper arm", "lower leg", "knee", "ankle", "wrist",
           "shoulder", "hip", "eye", "calf", "buttock")  # said in the plural with no side: both sides
@@ -142,7 +143,8 @@ AIRWAY = {"airway intact": "intact", "airway is intact": "intact", "intact airwa
           "king lt": "SGA", "cric": "CRIC", "cricothyrotomy": "CRIC", "cricothyroidotomy": "CRIC",
           "surgical airway": "CRIC", "et tube": "ET tube", "endotracheal tube": "ET tube", "intubated": "ET tube",
           "intubation": "ET tube", "crickey": "CRIC", "tubed": "ET tube"}
-BREATHING = {"oxygen": "O2", "o2": "O2", "needle decompression": "needle decompression",
+BREATHING = {"oxygen": "O2", "o2": "O2", "nasal cannula": "O2", "non-rebreather": "O2", "non rebreather": "O2",
+             "needle decompression": "needle decompression",
              "needle decompressed": "needle decompression", "needle d": "needle decompression",
              "needled": "needle decompression",
              "needle thoracostomy": "needle decompression", "14 gauge needle": "needle decompression",
@@ -150,7 +152,8 @@ BREATHING = {"oxygen": "O2", "o2": "O2", "needle decompression": "needle decompr
              "ncd": "needle decompression",
              "decompressed": "needle decompression", "chest tube": "chest tube", "chest seal": "chest seal",
              "chest seals": "chest seal", "vented chest seal": "chest seal", "occlusive dressing": "chest seal",
-             "hyfin": "chest seal", "bolin": "chest seal"}
+             "hyfin": "chest seal", "bolin": "chest seal", "seal": "chest seal", "seals": "chest seal",
+             "vented seal": "chest seal"}
 NOT_OXYGEN = ("oxygen saturation", "o2 sat", "o2 sats", "o2 saturation")
 ACCESS = {"iv": "IV", "io": "IO", "intravenous": "IV", "intraosseous": "IO", "saline lock": "IV", "ez-io": "IO",
           "fast1": "IO", "ivs": "IV", "ios": "IO", "fast io": "IO", "cannula": "IV", "cannulated": "IV"}
@@ -158,12 +161,14 @@ ACCESS_PLURALS = ("ivs", "ios")
 ACCESS_CUES_AFTER = ("access", "line", "established", "placed", "started", "inserted", "in the", "into the", "to the",
                      "in his", "in her", "in right", "in left", "site", "'s in", "is in", "in place", "in,",
                      "in.", "attempt", "attempts", "blew", "blown", "infiltrated", "failed", "missed", "didn't take",
-                     "wouldn't", "won't", "was unsuccessful", "unsuccessful", "dislodged", "came out", "fell out")
+                     "wouldn't", "won't", "was unsuccessful", "unsuccessful", "dislodged", "came out", "fell out",
+                     "ripped out", "pulled out", "'s still good", "is still good", "'s good", "is good", "is patent",
+                     "'s patent", "still patent", "flushes", "is flushing", "'s flushing")
 ACCESS_SITES = {"sternum": "sternum", "sternal": "sternum", "tibia": "tibia", "tibial": "tibia",
                 "humerus": "humerus", "humeral": "humerus", "antecubital": "antecubital"}
 FLUIDS = {"lactated ringers": ("lactated Ringer's", False), "lactated ringer's": ("lactated Ringer's", False),
           "ringer's lactate": ("lactated Ringer's", False), "lr": ("lactated Ringer's", False),
-          "normal saline": ("normal saline", False), "saline": ("normal saline", False), "ns": ("normal saline", False),
+          "normal saline": ("normal saline", False), "saline": ("saline", False), "ns": ("normal saline", False),
           "plasma-lyte": ("Plasma-Lyte", False), "plasmalyte": ("Plasma-Lyte", False),
           "hextend": ("Hextend", False), "whole blood": ("whole blood", True),
           "fresh whole blood": ("fresh whole blood", True), "low titer o whole blood": ("LTOWB", True),
@@ -191,7 +196,8 @@ MEDICATIONS = {"txa": ("TXA", "other"), "tranexamic acid": ("TXA", "other"), "fe
                "naloxone": ("naloxone", "other"), "narcan": ("naloxone", "other"),
                "calcium": ("calcium", "other"), "calcium chloride": ("calcium chloride", "other"),
                "calcium gluconate": ("calcium gluconate", "other"), "epinephrine": ("epinephrine", "other"),
-               "promethazine": ("promethazine", "other"), "diphenhydramine": ("diphenhydramine", "other"),
+               "promethazine": ("promethazine", "other"), "phenergan": ("promethazine", "other"),
+               "diphenhydramine": ("diphenhydramine", "other"), "benadryl": ("diphenhydramine", "other"),
                "midazolam": ("midazolam", "other"), "versed": ("midazolam", "other"),
                "moxi": ("moxifloxacin", "antibiotic"), "fentanyl lollipop": ("fentanyl", "analgesic"),
                "fentanyl lollipops": ("fentanyl", "analgesic"), "ancef": ("cefazolin", "antibiotic"),

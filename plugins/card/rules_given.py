@@ -52,15 +52,16 @@ _UNIT = re.compile(r"\s*(?P<unit>" + "|".join(sorted((re.escape(u) for u in _UNI
                    re.IGNORECASE)
 _RANGE = re.compile(r"\s*(?:to|-)\s*", re.IGNORECASE)
 _ONE = re.compile(r"(?<![\w-])(?P<half>half\s+)?"
-                  r"(?:(?:an?|another|one\s+more|first|second|third|fourth|1st|2nd|3rd|4th)\s+|"
+                  r"(?:(?:an?|another|one\s+more|first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:full\s+|whole\s+)?|"
                   r"(?<!\w\s)(?=(?:liter|litre)\s+of\b))"  # "Liter of normal saline running": one
                   r"(?=(?:unit|liter|litre|gram|ml|mil)\b)", re.IGNORECASE)  # "first unit of plasma": one unit
 _BARE_BEFORE = re.compile(r"\s+(?:of\s+)?$", re.IGNORECASE)  # "fifty of ketamine", "five hundred Hextend"
 _NAMED_AGAIN = re.compile(r"\s*,?\s*(?:it['’]s|that['’]s|it\s+is|that\s+is|which\s+is)\s+(?:the\s+)?",
                           re.IGNORECASE)  # "gave him the OTFC, it's fentanyl": the same drug by its name
-_ROUTE = pattern(ROUTES)
+_SHARED = re.compile(r"\b(?:both|all(?:\s+of\s+them)?|each)\s+(?:(?:given|were|was|went|are)\s+)?")
+_ROUTE = re.compile(r"(?<!nasal )" + pattern(ROUTES).pattern)  # oxygen "by nasal cannula" is no IV
 _ITEM = pattern([f for f in [*FLUIDS, *MEDICATIONS] if f not in ROUTES])  # OTFC is fentanyl's route too
-_ACCESS = pattern(ACCESS)
+_ACCESS = re.compile(r"(?<!nasal )" + pattern(ACCESS).pattern)
 _CUE_AFTER = re.compile(r"\s*(?:" + "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in ACCESS_CUES_AFTER) + r")")
 _CUE_BEFORE = re.compile(r"(?:gauge|placed|started|established|inserted|got|an|two|2|tried|attempted|missed|blew|"
                          r"lost|pulled|removed|discontinued|restarted|replaced|flushed)\s+(?:the\s+|an\s+|his\s+|"
@@ -255,4 +256,14 @@ def medications(s: Sentence) -> Iterator[Finding]:
         found.append(spanning(Medication(name=name, drug_class=drug_class, dose=dose.value if dose else None,
                                          dose_to=dose.upto if dose else None, unit=dose.unit if dose else None,
                                          route=way[0] if way else None), "medication", *spans))
-    yield from found
+    yield from _shared_route(s, found)
+
+
+def _shared_route(s: Sentence, found: list[Finding]) -> list[Finding]:
+    """'Motrin eight hundred and Tylenol a thousand, both PO': a route said of all the drugs before it."""
+    for shared in s.find(_SHARED):
+        way = route(s, shared.end(), s.end)
+        if way is not None and way[1] == shared.end():
+            found = [replace(f, what=f.what.model_copy(update={"route": way[0]}))
+                     if f.end <= shared.start() and f.what.route is None else f for f in found]
+    return found

@@ -19,10 +19,15 @@ from tcccd.plugins.card.numbers import iter_numbers
 from tcccd.plugins.card.sentences import Sentence, first_number
 from tcccd.wire.card_events import Allergies, BattleRoster, Evacuation, LastFour, Mobility, Note, Responder
 
+# a casualty named by one word ("Diaz is urgent surgical"); not a word that names something else
+_NAMED = (r"(?!(?:that|this|it|what|which|who|nothing|everything|everyone|everybody|nobody|traffic|bleeding|he|she)\b)"
+          r"[a-z]+")
 _LEAD = (r"\s*(?:(?:um|uh|ok|okay|so|and|now)\s+)*"
          r"(?:(?:(?:first|second|third|fourth|fifth)\s+)?(?:casualty|patient)(?:\s+(?:number\s+)?\w+)?\s*)?"
-         r"(?:(?:he|she)(?:['’]s|\s+is)?\s+(?:going\s+out\s+(?:as\s+)?)?(?:an?\s+)?)?"
-         r"(?:(?:put|mark)\s+(?:him|her)\s+(?:down\s+)?(?:as\s+)?|"  # "put him down as urgent"
+         r"(?:(?:(?:he|she)(?:['’]s|\s+is)?|" + _NAMED + r"(?:['’]s|\s+is))\s+"
+         r"(?:going\s+out\s+(?:as\s+)?)?(?:an?\s+)?)?"
+         r"(?:(?:put|mark|call)\s+(?:him|her)\s+(?:down\s+)?(?:as\s+)?|"  # "put him down as urgent"
+         r"(?:put|mark)\s+" + _NAMED + r"\s+down\s+as\s+|"  # "put Reyes down as priority"
          r"(?:upgrade|downgrade|bump|change|move)\s+(?:him|her)\s+(?:up\s+|down\s+)?to\s+)?"
          r"(?:(?:is|as)\s+)?(?:(?:no|not)\s+)?")
 _ON_A = r"(?:on\s+an?\s+)?"  # "going out urgent, on a litter"
@@ -35,7 +40,8 @@ _CATEGORY_CUED = re.compile(r"\b(?:evac(?:uation)?\s+(?:category|precedence|cat|
                             r"(?P<v>"
                             + choices(EVAC_CATEGORIES) + r")\b")
 _MOBILITY_ALONE = re.compile(_LEAD + r"(?:(?:" + choices(EVAC_CATEGORIES) + r")\s*,?\s*(?:and\s+)?)?" + _ON_A +
-                             r"(?P<v>" + choices(MOBILITY) + r")\s*$")
+                             r"(?P<v>" + choices(MOBILITY) + r")"
+                             r"(?:\s+with\s+(?:help|assistance|support|a\s+buddy))?\s*$")  # "ambulatory with help"
 _WALKS = re.compile(r"(?:\b(?:he|she|casualty|patient)\s*)?(?:(?:can|is\s+able\s+to|able\s+to)\s+walk|(?:is|['’]s)\s+"
                     r"walking(?:\s+on\s+(?:his|her)\s+own)?|walking\s+on\s+(?:his|her)\s+own)\s*$")
 _LAST_FOUR = re.compile(r"\blast\s+(?:four|4)(?:\s+(?:is|are|digits|of))*[\s:,]*")
@@ -59,7 +65,10 @@ _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|wit
 _SAID_BEFORE = re.compile(r"^(?:it['’]s\s+)?(?:just\s+)?")  # "sorry, it's amoxicillin", "just latex"
 _RESTATED = re.compile(r"correction|sorry|i\s+mean|scratch\s+that|make\s+that|no\s+wait|my\s+mistake")
 _REACTION = re.compile(r"(?:gets?|got|had|has|causes?|gives?|breaks?|broke|rash|hives|itch\w*|swell\w*|anaphyla\w*|"
-                       r"reaction|throat)\b")  # "allergic to amoxicillin, gets a rash": what it does, no allergen
+                       r"reaction|throat|makes?|made|i|he|she|it|they|my|his|her|throws?|puke\w*|vomit\w*)\b")
+# "allergic to amoxicillin, gets a rash", "just wasps, I swell up": what it does, no allergen
+_ADDRESS = re.compile(r"(?:doc|sir|ma['’]am|sarge|sergeant|specialist|corporal|lieutenant|captain|el\s+tee|lt|"
+                      r"bro|man)")  # "iodine, and shellfish, Sergeant": whom the answer is said to
 _ALLERGEN_WORD = re.compile(r"[a-z][\w'’-]*|,")
 _LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&)\s*")
 _ALLERGEN_END = re.compile(r"\b(?:so|but|otherwise|which|that|who|per|according|since|because|nkda|nka|nothing|"
@@ -106,12 +115,12 @@ def last_four(s: Sentence) -> Iterator[Finding]:
     if _RESPONDER_WORD.search(s.text, s.start, s.end):
         return  # the responder's own last four, named or not (see responder)
     for match in _LAST_FOUR.finditer(s.lower, s.start, s.end):
-        digits = _digits_at(s, match.end())
+        digits = digits_at(s, match.end())
         if digits:
             yield Finding(LastFour(digits=digits[0]), match.start(), digits[1], "last_four")
 
 
-def _digits_at(s: Sentence, at: int) -> tuple[str, int] | None:
+def digits_at(s: Sentence, at: int) -> tuple[str, int] | None:
     """The four digits said at `at` ('5567', or digit by digit as Whisper may write them: '5 5 6 7'); None when
     what follows is not four digits: a last four is never filled from a part of one."""
     digits, end = "", at
@@ -192,7 +201,7 @@ def allergens(words: str) -> list[str]:
         if _RESTATED.fullmatch(part):  # "allergic to morphine, correction, codeine"
             found.clear()
             continue
-        if not part or _NOT_ALLERGEN.fullmatch(part):
+        if not part or _NOT_ALLERGEN.fullmatch(part) or _ADDRESS.fullmatch(part.lower()):
             continue
         if found and (len(part.split()) > 3 or _REACTION.match(part) or
                       (HEAD.search(part) and not _DRUG.fullmatch(part))):
@@ -209,7 +218,7 @@ def responder(s: Sentence) -> Iterator[Finding]:
         return
     name = match.group("name") if "name" in match.re.groupindex else None
     four = _LAST_FOUR.search(s.lower, match.end(), s.end)
-    digits = _digits_at(s, four.end()) if four else None
+    digits = digits_at(s, four.end()) if four else None
     if name is None and digits is None:
         return
     yield Finding(Responder(name=name, last_four=digits[0] if digits else None), match.start(),

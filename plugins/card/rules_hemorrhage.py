@@ -38,7 +38,8 @@ _COUNT = re.compile(r"\b(two|2|both|three|3)\s+(?:\w+\s+)?$")
 _ACCESS_SAID = re.compile(r"\b(?:io|iv|ivs|ios|cannula)\b")  # "two CATs, left leg, IO right humerus": the IO's site
 _TIME_OF = re.compile(r"\s+time\b")  # "TQ time 0912": the time of the tourniquet just said
 _BESIDE = re.compile(r"\b(?:above|below|proximal\s+to|distal\s+to|next\s+to|beside)\s+(?:it|that\s+one|"
-                     r"the\s+first(?:\s+one)?|the\s+other(?:\s+one)?)\b")
+                     r"the\s+first(?:\s+one)?|the\s+other(?:\s+one)?)\b|"
+                     r"\b(?:higher|further)(?:\s+up)?\b")  # "a second CAT went on higher up"
 
 
 

@@ -71,10 +71,13 @@ _EXPLOSIVES = ("IED", "grenade", "RPG", "mortar", "artillery", "landmine")
 _RINGING = re.compile(r"\bringing\b")
 _LANDMARK = re.compile(r"\b(?:above|below|at|through|proximal\s+to|distal\s+to|just\s+(?:above|below))\s+"
                        r"(?:the\s+|his\s+|her\s+)?(?:(?:left|right)\s+)?$")
-_FALL = re.compile(alternation(FALL_WORDS) + r"(?:\s+(?:about|around|roughly|like|over|maybe|down|off|from|out|of|a|an|"
+# "a lac on his chin from the fall": a wound put down to a fall said before
+_FALL = re.compile(r"\b(?:from|in|during|after)\s+(?:the|his|her|that)\s+fall\b|" + alternation(FALL_WORDS) +
+                   r"(?:\s+(?:about|around|roughly|like|over|maybe|down|off|from|out|of|a|an|"
                    r"the|his|her|into|onto|approximately|\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
                    r"fifteen|twenty|thirty|forty|fifty|\w+teen|or|to|flight|flights|story|stories|of\s+a|back|top|"
                    r"side|edge)){0,6}?\s+" + alternation(FALL_FROM))
+_REFERRED = re.compile(r"\b(?:over|covering|into|onto)\s+(?:the|that|this)\s+$")
 _ANOTHER = re.compile(r"(?:,|\band)\s+(?:and\s+)?(?:an?|one)\s")
 _HEDGE = re.compile(r"\b(" + "|".join(HEDGES).replace(" ", r"\s+") + r")\s+(?:[\w']+\s+){0,4}$")
 _PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent)")
@@ -139,6 +142,8 @@ def injuries(s: Sentence) -> Iterator[Finding]:
                                (said_from, kind.end()), (region.start, region.end))
             if not own and _MECHANISM_SAID.search(s.lower, max(clause_start, kind.start() - 30), kind.start()):
                 continue  # "Mechanism GSW." (a report's M): how he was hurt, not a wound
+            if not own and _REFERRED.search(s.lower, max(clause_start, said_from - 30), said_from):
+                continue  # "a seal over the exit wound": the place care went, a wound already known
             if not own and INJURIES[said(kind)] not in GENERIC_INJURIES and said(kind) not in NEEDS_REGION:
                 yield Finding(Injury(region=None, injury=name), said_from, kind.end(), "injury")
 

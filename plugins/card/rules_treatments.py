@@ -22,8 +22,12 @@ from tcccd.wire.card_events import Airway, Breathing, EyeShield, Hypothermia, Pi
 _AIRWAY = pattern(AIRWAY)
 _BREATHING = pattern(BREATHING)
 _NOT_OXYGEN = pattern(NOT_OXYGEN)
+# a seal named alone is a chest seal where it is put on a casualty ("seal's on, left side"; not "the seal swam")
+_ON_THE_CHEST = re.compile(r"\b(?:on|over|left|right|chest|back|vented|side|wound|needle\w*)\b|['’]s\s+on\b")
+_SEAL_VERB = re.compile(r"seal\s+(?:it|that|them|the|his|her|off|up|over)\b")  # "you'd seal it": no device named
 _HYPOTHERMIA = pattern(HYPOTHERMIA)
-_EYE_SHIELD = re.compile(r"\beye\s+shields?\b")
+_EYE_SHIELD = re.compile(r"\beye\s+shields?\b|\bshield(?:ed)?\s+(?:(?:on|over)\s+)?(?:the\s+|his\s+|her\s+)?"
+                         r"(?:(?:left|right)\s+)?eyes?\b")  # "shield on the left eye"
 _SPLINT = re.compile(r"\bsplint(?:s|ed|ing)?\b")
 _PILL_PACK = pattern(PILL_PACK)
 _WRAPPED = re.compile(r"\b(?:wrapped|wrap|covered|applied|placed|put|in\s+place|around|on)\b")
@@ -37,9 +41,10 @@ def airway(s: Sentence) -> Iterator[Finding]:
 def breathing(s: Sentence) -> Iterator[Finding]:
     vitals = [(m.start(), m.end()) for m in s.find(_NOT_OXYGEN)]
     for value, match in distinct(s, _BREATHING, BREATHING):
-        if any(start <= match.start() < end for start, end in vitals):
-            continue
         clause_start, clause_end = s.clause_of(match.start())
+        if any(start <= match.start() < end for start, end in vitals) or _SEAL_VERB.match(s.lower, match.start()) or \
+                said(match) in ("seal", "seals") and not _ON_THE_CHEST.search(s.lower, clause_start, clause_end):
+            continue
         side = side_in(s, clause_start, clause_end) if value != "O2" else None
         spans = [(match.start(), match.end())] + ([(side[1], side[2])] if side else [])
         yield spanning(Breathing(breathing=value, side=side[0] if side else None),

@@ -27,6 +27,7 @@ from tcccd.plugins.card.lexicon import (
     alternation,
     pattern,
 )
+from tcccd.plugins.card.numbers import iter_numbers
 from tcccd.plugins.card.sentences import Sentence, first_number
 from tcccd.wire.card_events import Avpu, BloodPressure, Pain, Pulse, RespiratoryRate, SpO2
 
@@ -35,7 +36,7 @@ _FILLER = re.compile(r"(?:[\s:,]*\b(?:is|was|are|were|of|at|now|about|around|app
                      r"weak|thready|only|just|a|an|been|has|had|on|room|air|by|palp|palpated|palpation|remains|"
                      r"'s|’s|stable|improved|improving|back|sitting|running|measured|and|there|bounding|regular|"
                      r"irregular|rapid|fast|slow|faint|fair|good|okay|ok|rate['’]s|shallow|labored|laboured|deep|"
-                     r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed|says|say|shows|showing|like|it|"
+                     r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed|says|say|shows|showing|like|it|gone|"
                      r"the|with|box|monitor|screen|"
                      r"maybe|probably|cuff|manual|manually)\b|"
                      r"['’]s\b)*[\s:,]*")
@@ -60,12 +61,16 @@ _PRESSURE = re.compile(r"(?<!blood\s)\bpressure\b")
 _TO_RATIO = re.compile(r"\s+(?:up\s+|down\s+)?to\s+(\d{2,3})\s*/\s*(\d{2,3})\b", re.IGNORECASE)
 _PALP = re.compile(r"\b(?:palp|palpated|palpation|palpable|by\s+palp(?:ation)?)\b")
 _SYSTOLIC = re.compile(r"\bsystolic\b")
+_BY_PALP = re.compile(r"\s+(?:by\s+)?(?:palp|palpated|palpation)\b")
+_HE_IS = re.compile(r"\b(?:he['’]s|she['’]s|he\s+is|she\s+is)\s+(?:(?:now|at|only|still|about|around)\s+)*$")
 _RR = re.compile(alternation(RR_WORDS))
 _BREATHS = re.compile(r"(?<![\w.])(\d+)\s+breaths\s+(?:per|a)\s+minute")
 _SPO2 = pattern(SPO2_WORDS)
 _AVPU = pattern(AVPU)
 _PAIN = re.compile(r"(?<!\bto\s)(?<!\bfor\s)\bpain(?!ful|\s+(?:meds?|medication|management|control|relief))\b"
-                   r"(?:\s+(?:score|scale|level))?")
+                   r"(?:\s+(?:score|scale|level))?(?:\s+(?:in|on)\s+(?:the|his|her|my)\s+(?:(?:left|right)\s+)?[a-z]+)?")
+# "pain's gone from an eight to a three": the level it went to
+_WENT_TO = re.compile(r"\s*(?:down\s+|up\s+)?to\s+(?:an?\s+)?")
 _ALERT_SUBJECT = re.compile(r"\b(?:is|he's|she's|he’s|she’s|patient|casualty|pt|remains|now|was|appears|awake|"
                             r"still|with\s+it,?)\s+$|^\s*(?:casualty|patient)\s+\w+\s+$")  # "he's with it, alert"
 _ALERT_VERB = re.compile(r"\b(?:stay|be|keep|on|high|remain)\s+$")
@@ -80,8 +85,9 @@ _REACTS = re.compile(r"\b(?:respond(?:s|ing)?|react(?:s|ing)?|a?rousable|withdra
                      r"(?:his|her)\s+name|commands|speech)\b")
 # a reaction said with what brings it on: "he'll open his eyes if you yell at him", "pulls away when I pinch him";
 # the condition is part of the finding's words, so "if"/"when"/"'ll" say how he reacts, not a plan or a condition
-_REACTS_WHEN = re.compile(r"(?:\b(?:he|she)(?:['’]ll|\s+will)\s+)?\b(?:opens?\s+(?:his\s+|her\s+)?eyes|pulls?\s+away|"
-                          r"withdraws?|moans?|groans?|grimaces?|flinch(?:es)?|mumbles?|squeezes?\s+(?:my|your)\s+hand|"
+_REACTS_WHEN = re.compile(r"(?:\b(?:he|she)(?:['’]ll|\s+will)\s+)?\b(?:opens?\s+(?:his\s+|her\s+)?eyes|"
+                          r"pull(?:s|ing)?\s+away|"
+                          r"withdraw(?:s|ing)?|moan(?:s|ing)?|groan(?:s|ing)?|grimac(?:es|ing)|flinch(?:es|ing)?|mumbles?|squeezes?\s+(?:my|your)\s+hand|"
                           r"answers?)\s+(?:only\s+)?(?:if|when)\s+(?:you|i|we|someone|somebody)\s+"
                           r"(?:(?P<v>yell|shout|talk|speak|call|say|tell|ask)|pinch|rub|squeeze|press|poke|grind)")
 # the level said by its letter, of him now: "he's a V", "she's an A" (written as the letter, in capitals)
@@ -168,6 +174,13 @@ def blood_pressures(s: Sentence) -> Iterator[Finding]:
         if not _BP.search(s.lower, *s.clause_of(match.start())):  # with its "BP", the BP's own reading below
             yield Finding(BloodPressure(systolic=float(match.group(1)), diastolic=None), match.start(), match.end(),
                           "bp.systolic")
+    for number in iter_numbers(s.text, s.start, s.end):  # "right now he's ninety by palp": palpated, of him
+        palp = _BY_PALP.match(s.lower, number.end)
+        if palp and number.value and _HE_IS.search(s.lower, max(s.start, number.start - 16), number.start) and \
+                not _BP.search(s.lower, *s.clause_of(number.start)) and \
+                not _PRESSURE.search(s.lower, *s.clause_of(number.start)):
+            yield spanning(BloodPressure(systolic=number.value, diastolic=None), "bp.systolic",
+                           (number.start, palp.end()))
     for match in _PRESSURE.finditer(s.lower, s.start, s.end):  # "his pressure's 90/50", "... 70 palp": with its reading
         clause_end = s.clause_of(match.start())[1]
         filler = _FILLER.match(s.lower, match.end(), clause_end)
@@ -262,6 +275,10 @@ def pain(s: Sentence) -> Iterator[Finding]:
         if reading is None:
             yield Finding(Pain(score=None), match.start(), match.end(), "pain.incomplete")
             continue
+        went = _WENT_TO.match(s.lower, reading[2], s.end)
+        later = first_number(s.text, went.end(), s.clause_of(went.end())[1]) if went else None
+        if later is not None and later.start == went.end() and later.value is not None:
+            reading = (later.value, reading[1], later.end)
         scale = _OUT_OF_TEN.match(s.lower, reading[2], s.end)
         yield spanning(Pain(score=reading[0]), "pain", (match.start(), match.end()),
                        (reading[1], scale.end() if scale else reading[2]))

@@ -1,9 +1,9 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune21`, by twenty-one
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune22`, by twenty-two
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
-figures, and the held-out half, which no test reads). `tune22`, the newest writer's, is not read here: its first run
+figures, and the held-out half, which no test reads). `tune23`, the newest writer's, is not read here: its first run
 is the unseen measure of the last round.
 
 In a text run, Whisper's vocabulary step keeps every rewrite it proposes (there is no audio to check it against:
@@ -30,7 +30,7 @@ TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 22
              ("tune14", 200, 0.78, 0.86), ("tune15", 200, 0.81, 0.94),
              ("tune16", 200, 0.82, 0.90), ("tune17", 200, 0.73, 0.78),
              ("tune18", 200, 0.86, 0.92), ("tune19", 200, 0.80, 0.88), ("tune20", 200, 0.90, 0.94),
-             ("tune21", 200, 0.85, 0.93)]
+             ("tune21", 200, 0.85, 0.93), ("tune22", 200, 0.92, 0.96)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -72,6 +72,7 @@ READ_OTHERWISE = {
     ("t21168", "c2 f medication[fentanyl].route = otfc"): "OTFC likewise",
     ("t21125", "c1 f medication[fentanyl].route = otfc"): "'Fentanyl, eight hundred mics, OTFC': OTFC said after "
     "the dose is how it was given",
+    ("t22115", "c1 f medication[fentanyl].route = otfc"): "'Fentanyl eight hundred mics OTFC' likewise",
     ("t18131", "c1 b injury[abdomen] = gunshot wound"): "'GSW in the belly': the card names the belly the abdomen",
     ("t18035", "c1 e airway[intact] = yes"): "'airway's clear': an intact airway observed, DD 1380's airway box "
     "'Intact' (tune11's writer reads 'Airway intact' so)",
@@ -220,6 +221,8 @@ LEFT_OPEN = {
     "said two clauses before is lost, as in t9184",
     ("t21144", "c1 b injury[-] = amputation"): "'Past two hours we'd normally talk about converting, but with an "
     "amputation both stay on': the amputation named as the reason (teaching talk) is read as one found",
+    ("t22167", "c1 b injury[left leg] = amputation"): "'Okay, Nguyen, your casualty has a left leg amputation below "
+    "the knee, go': a drill's casualty is read as this one (a handover says 'your patient is' too)",
     ("t21167", "c1 f medication[ketamine].time = 1145"): "'Ketamine fifty IM at the point of injury, then twenty "
     "through the IO at eleven forty five': the second dose's time is given to the first",
     ("t15167", "c1 b injury[-] = laceration"): "'Pressure dressing, forehead, it's a long lac': the forehead said "

@@ -124,6 +124,21 @@ SAID = [
      {"c1 c vitals[0930].spo2 = 95%", "c1 c vitals[0930].rr = 18", "c1 e breathing[o2] = yes"}),
     (("What's his pulse?", "One twenty-four, radial."),  # a reading, not 0124
      {"c1 c vitals[~1000].pulse = 124", "c1 c vitals[~1000].pulse_location = radial"}),
+    # a question reported, answered in words and to the one who asked
+    (("The PA is asking for a pressure.", "Ninety eight over sixty two, tell her."),
+     {"c1 c vitals[~1000].bp = 98/62"}),
+    (("Rate your pain for me, zero to ten?", "Like a six, Sergeant."), {"c1 c vitals[~1000].pain = 6"}),
+    (("What are your last four?", "Three one one eight, Doc."), {"c1 a header.last_four = 3118"}),
+    (("What are your last four?", "Ask my squad leader."), set()),
+    # a second tourniquet said higher up, with no limb, is on the limb of the one before
+    (("CAT on his left thigh.", "Still oozing, second CAT went on higher up."),
+     {"c1 b tourniquet[left leg] = extremity", "c1 b tourniquet[left leg].type = cat",
+      "c1 b tourniquet[left leg#2] = extremity", "c1 b tourniquet[left leg#2].type = cat"}),
+    # readings after a time said in the sentence's head clause are timed by it
+    (("Nine forty on Baker, pulse ninety, resps sixteen.",),
+     {"c1 c vitals[0940].pulse = 90", "c1 c vitals[0940].rr = 16"}),
+    (("Vitals in the truck at nine fifty, pulse eighty eight.",),
+     {"c1 c vitals[0950].pulse = 88"}),
 ]
 
 
