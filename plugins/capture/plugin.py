@@ -17,57 +17,26 @@ stage reports itself degraded whenever the microphone does not really hear
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import time
 from collections.abc import Iterator
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import numpy as np
-from pydantic import Field
 
 from tcccd.kit.audio import decode, resample, to_pcm16
 from tcccd.kit.plugin import Plugin, PluginError, PluginParams
 from tcccd.plugins.capture.device import DuplexDevice, NoDevice
 from tcccd.plugins.capture.echo import RATE_HZ, EchoGuard, EchoSettings
 from tcccd.plugins.capture.levels import LevelMeter
+from tcccd.plugins.capture.params import CaptureParams
 from tcccd.plugins.capture.playback import PlaybackQueue
 from tcccd.plugins.capture.sound_server import ask, routes_to_server
 from tcccd.plugins.capture.stream_watch import StreamWatch
 from tcccd.wire.protocol import AudioFormat, Message, new_id
 
 MIC_FORMAT = AudioFormat("pcm_s16le", RATE_HZ, 1)
-
-
-class CaptureParams(PluginParams):
-    device: str = Field("default", min_length=1, description="ALSA/PortAudio device name (exact, or a part of it)")
-    rate_hz: int | None = Field(None, ge=8000, le=192000, description="device rate; null = the sound server's own "
-                                "rate (PulseAudio, PipeWire), else the device's default")
-    block_ms: int = Field(20, ge=10, le=32, description="audio callback block")
-    buffer_blocks: int = Field(100, ge=4, le=3000, description="blocks held when the stage falls behind")
-    latency_ms: int = Field(100, ge=5, le=500, description="device buffering: lower answers barge-in sooner, "
-                            "higher survives a loaded CPU without xruns")
-    chunk_ms: int = Field(64, ge=10, le=1000, description="audio sent to ASR per message")
-    quiet_dbfs: float = Field(-50.0, le=0, description="a block whose peak stays under this is silence: the stage "
-                              "then wakes only with the worker's 0.25 s poll (every block is still sent)")
-    quiet_hangover_ms: int = Field(1500, ge=0, le=10_000, description="chunk_ms pace kept this long after sound, "
-                                   "so ASR gets the pause that ends an utterance at once (keep above whisper's "
-                                   "min_silence_ms)")
-    muted: bool = Field(False, description="start muted")
-    echo: Literal["gate", "aec"] = Field("gate", description="gate: mic off while speaking; aec: WebRTC AEC3")
-    gate_tail_ms: int = Field(300, ge=0, le=5000, description="mic stays off this long after playback ends")
-    aec_delay_ms: int = Field(0, ge=0, le=500, description="hint: output-to-input delay of the device")
-    barge_in: bool = Field(True, description="with echo: aec, speech during playback stops it")
-    talk_over: Literal["alert", "pass", "off"] = Field(
-        "alert", description="with echo: gate, the medic talking over the kit (AEC3 + a voice detector on the gated "
-        "audio) stops playback and is counted (alert); `pass` also passes the cleaned audio from the start of that "
-        "speech (it can carry what of the kit the canceller left); `off` only gates")
-    barge_in_probability: float = Field(0.7, gt=0, lt=1)
-    barge_in_ms: int = Field(80, ge=10, le=1000, description="speech this long during playback stops it")
-    barge_in_min_dbfs: float = Field(-45.0, le=0)
-    retry_initial_s: float = Field(0.5, gt=0)
-    retry_max_s: float = Field(10.0, gt=0)
-    server_timeout_s: float = Field(1.0, gt=0, le=10, description="a sound server silent this long is frozen: "
-                                    "reported, and PortAudio (which would block on it) is not asked")
 
 
 class CapturePlugin(Plugin):
@@ -90,6 +59,7 @@ class CapturePlugin(Plugin):
         self.retry_delay_s = self.params.retry_initial_s
         self.barge_ins = 0
         self.overruns_before = 0
+        self.overruns_seen = 0  # of the open device: more since the last drain are blocks lost
         self.reopens = 0
         self.watch = StreamWatch(self.params.rate_hz)
         self.rate_source: str | None = None
@@ -149,7 +119,7 @@ class CapturePlugin(Plugin):
         except NoDevice as exc:
             self._no_device(str(exc), now)
             return
-        self.device = device
+        self.device, self.overruns_seen = device, 0
         self.rate_source = choice.source
         self.watch.opened(device.rate_hz, now)
         self._guard = EchoGuard(self._echo_settings())  # AEC state belongs to one stream's clock
@@ -193,6 +163,8 @@ class CapturePlugin(Plugin):
         if not lost:
             return
         self.overruns_before += self.device.overruns
+        yield from self._drain()  # what the stream delivered before it stopped goes out, not away with it
+        silent_since = self.device.last_callback_at or self.device.opened_at
         self.device.close()
         self.device = None
         self.watch.lost(lost, now)
@@ -204,6 +176,8 @@ class CapturePlugin(Plugin):
         self.reopens += 1
         self.watch.reopened(now)
         self.log.warning("audio stream reopened", reason=lost)
+        unfilled_s = self.device.unfilled_blocks * self.params.block_ms / 1000  # the new stream's first blocks
+        yield from self._gap(now - silent_since + unfilled_s)
 
     def _drain(self) -> Iterator[Message]:
         """What the device captured since the last poll, after the echo guard; sent unless it came after a mute.
@@ -213,6 +187,8 @@ class CapturePlugin(Plugin):
         assert self.device is not None
         chunk_samples = RATE_HZ * self.params.chunk_ms // 1000
         blocks = [self.device.blocks.popleft() for _ in range(len(self.device.blocks))]
+        overruns, self.overruns_seen = self.device.overruns - self.overruns_seen, self.device.overruns
+        yield from self._gap(overruns * self.params.block_ms / 1000)  # blocks lost before these: the oldest go first
         if not blocks:
             return
         near = np.concatenate([b[0] for b in blocks])  # one pass over what arrived: per-call overhead, not per block
@@ -233,6 +209,17 @@ class CapturePlugin(Plugin):
         if len(self.pending) >= chunk_samples:
             yield self._chunk(self.pending, final=False)
             self.pending = np.zeros(0, np.float32)
+
+    def _gap(self, lost_s: float) -> Iterator[Message]:
+        """Audio the open stream lost (the stream stopped, or the stage fell behind): what was heard before it is
+        sent, and `seq` skips the chunks lost, so the recogniser marks the utterance they fall in as missing words."""
+        if lost_s <= 0 or self.stream_id is None:
+            return
+        if len(self.pending):
+            yield self._chunk(self.pending, final=False)
+            self.pending = np.zeros(0, np.float32)
+        self.seq += max(1, math.ceil(lost_s * 1000 / self.params.chunk_ms))
+        self.log.warning("microphone audio lost", lost_s=round(lost_s, 2))
 
     def _chunk(self, audio: np.ndarray, final: bool) -> Message:
         if self.stream_id is None:

@@ -136,6 +136,7 @@ class WhisperPlugin(Plugin):
         (partials.py runs them on their own thread and abandons the one in flight when a final is due)."""
         session = self._streams.get(message.id) or self._open_stream(message)
         try:
+            session.note_seq(message.seq)
             samples = session.samples(message.payload, message.audio, message.final)
             lag_s = session.partials.note_chunk(session.received_samples / RATE_HZ)
             ready = session.partials.take_logged(session.segmenter.next_index, self.log)
@@ -149,6 +150,7 @@ class WhisperPlugin(Plugin):
                                                    "utterance": session.segmenter.next_index})
             for utterance in finished:
                 yield self._utterance_reply(message, session, utterance)
+            yield from (message.reply("transcript", entry) for entry in session.lost_at_the_end(message.final))
             self._maybe_speculate(message, session)
             self._maybe_partial(message, session, lag_s)
         except Exception:
@@ -212,6 +214,7 @@ class WhisperPlugin(Plugin):
     def _utterance_reply(self, message: Message, session: Any, utterance: Any) -> Message:
         parts = session.speculation.take(utterance.index, len(utterance.audio))
         heard, timings = parts if parts is not None else self._final(utterance.audio, utterance.start_s)
+        heard.dropped += session.gaps_until(utterance.end_s)  # audio that never came, up to its end
         entry = {"partial": False, "text": heard.text, "utterance": utterance.index,
                  "start_s": round(utterance.start_s, 3), "end_s": round(utterance.end_s, 3), **heard.dropped_field()}
         session.utterances.append(entry)

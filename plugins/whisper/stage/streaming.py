@@ -148,6 +148,35 @@ class StreamSession:
     partials: Any = None  # partials.PartialSchedule, set by the stage
     speculation: Any = None  # speculative.Speculation, set by the stage
     received_samples: int = 0  # 16 kHz samples received so far: the stream's audio clock
+    next_seq: int = 0  # the chunk expected next
+    gaps: list[dict[str, Any]] = field(default_factory=list)  # audio that never came, not yet told in an utterance
+
+    def note_seq(self, seq: int) -> None:
+        """A chunk's `seq` past the one expected: the chunks between never came (dropped by a stage that fell behind,
+        or by the microphone's worker when its stream stopped). The words in them are lost; the utterance they fall
+        in says so in its `dropped`, and the daemon raises an alert for it, as for speech it could not transcribe."""
+        if seq > self.next_seq:
+            at_s = round(self.received_samples / RATE_HZ, 3)
+            self.gaps.append({"start_s": at_s, "end_s": at_s,
+                              "reason": f"audio lost before the recogniser: {seq - self.next_seq} chunk(s) missing"})
+        self.next_seq = max(self.next_seq, seq + 1)
+
+    def lost_at_the_end(self, last: bool) -> list[dict[str, Any]]:
+        """At the stream's end, audio lost after its last utterance as an utterance with no words: nothing heard,
+        and the loss on the record."""
+        if not last or not self.gaps:
+            return []
+        gaps = self.gaps_until(None)
+        entry = {"partial": False, "text": "", "utterance": self.segmenter.next_index,
+                 "start_s": gaps[0]["start_s"], "end_s": gaps[-1]["end_s"], "dropped": gaps}
+        self.utterances.append(entry)
+        return [{**entry, "segments": [], "timings_ms": {}}]
+
+    def gaps_until(self, end_s: float | None) -> list[dict[str, Any]]:
+        """The gaps up to `end_s` on the stream's clock (all of them with None), taken from those still to tell."""
+        told = [g for g in self.gaps if end_s is None or g["start_s"] <= end_s]
+        self.gaps = [g for g in self.gaps if g not in told]
+        return told
 
     @classmethod
     def open(cls, audio: AudioFormat | None, detector: SpeechDetector, settings: VadSettings) -> StreamSession:

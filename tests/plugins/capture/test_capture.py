@@ -188,11 +188,15 @@ def raise_on_error(replies: list[Message]) -> None:
         raise RuntimeError(reply.data["message"])
 
 
-def test_overruns_are_counted_when_the_stage_falls_behind(pulse, tmp_path: Path) -> None:
+def test_overruns_are_counted_when_the_stage_falls_behind_and_leave_a_gap_in_the_stream(pulse, tmp_path: Path) -> None:
+    """The blocks lost are counted, and the stream's `seq` skips the chunks they held: the recogniser marks the
+    utterance they fall in as missing words instead of joining what was heard on either side silently."""
     with PluginHarness("capture", {"buffer_blocks": 4}, tmp_path) as h:
-        wait_audio(h)
+        heard = [m.seq for m in wait_audio(h) if m.type == "stream"]
         time.sleep(1.0)  # nobody polls: the callback keeps writing into a 4-block buffer
         assert h.plugin.health()["overruns"] > 0
+        seqs = heard[-1:] + [m.seq for m in run_for(h, 0.3) if m.type == "stream"]
+        assert any(later - before > 1 for before, later in zip(seqs, seqs[1:], strict=False)), seqs
 
 
 def test_rejects_unknown_requests(pulse, tmp_path: Path) -> None:

@@ -263,3 +263,28 @@ def test_a_cancelled_request_stops_decoding_and_says_why(harness, corpus):
     [again] = harness.request(Message("transcribe", payload=(ESPEAK_SAMPLES / "txa.wav").read_bytes(), final=True,
                                       audio=AudioFormat("wav")))
     assert again.type == "transcript" and again.data["text"]
+
+
+def test_chunks_that_never_came_are_on_the_record_of_the_utterance_they_fall_in(harness, corpus):
+    """A stage that fell behind drops live chunks (and says so to nobody who reads the record): the seq they leave
+    out shows the loss, and the utterance it falls in lists it in `dropped`; one after the last utterance gets an
+    utterance of its own with no words."""
+    pause = np.zeros(16000, np.float32)
+    audio = np.concatenate([corpus.speak("tourniquet left leg"), pause, pause])
+    messages = stream_messages(to_pcm16(audio), 3200, AudioFormat("pcm_s16le", 16000, 1))
+    lost_in_speech, lost_at_the_end = 3, len(messages) - 2
+    kept = [m for m in messages if m.seq not in (lost_in_speech, lost_at_the_end)]
+    outputs = harness.stream(kept)
+    utterances = [o.data for o in outputs if o.data.get("partial") is False and not o.final]
+    assert len(utterances) == 2, utterances
+    said, after = utterances
+    assert [d["start_s"] for d in said["dropped"]] == [0.3] and "1 chunk(s) missing" in said["dropped"][0]["reason"]
+    assert after["text"] == "" and [d["start_s"] for d in after["dropped"]] == [round((lost_at_the_end - 1) * 0.1, 3)]
+    assert harness.plugin.health()["open_streams"] == 0
+
+
+def test_a_stream_that_loses_nothing_lists_nothing_dropped(harness, corpus):
+    pause = np.zeros(16000, np.float32)
+    audio = np.concatenate([corpus.speak("pulse one ten"), pause])
+    outputs = harness.stream(stream_messages(to_pcm16(audio), 3200, AudioFormat("pcm_s16le", 16000, 1)))
+    assert not any("dropped" in o.data for o in outputs)
