@@ -105,7 +105,7 @@ class Carry(_Strict):
         "the last entry of each other casualty seen lately: 'Back to one, you've got the wrong arm' corrects his"))
     casualty_doubted: bool = Field(False, description="the current casualty's number was a word the ASR doubted: "
                                                       "entries filed under it are shown unconfirmed")
-    asked: Literal["pulse", "bp", "rr", "spo2", "pain", "allergies", "last_four"] | None = Field(
+    asked: Literal["pulse", "bp", "systolic", "rr", "spo2", "pain", "allergies", "last_four"] | None = Field(
         None, description="the transcript ended asking for this reading, the allergies or the last four: a value "
                           "said next answers")
     undone: Restatable | None = Field(None, description="the last thing said as failed or removed: 'second one's in' "

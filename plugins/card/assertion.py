@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from tcccd.plugins.card.context_rules import ContextRules, Trigger
 from tcccd.plugins.card.phrases import Word, words
@@ -29,9 +29,15 @@ from tcccd.plugins.card.sentences import Sentence
 
 DONE = "done"
 EXEMPT = {"allergies": {"allergy", "history"}, "injury": {"possible"}, "mechanism": {"possible"},
+          "no_allergies": {"allergy", "history", "absent"},  # "None known.": the negation is what it says
           # a reading's value said as an estimate ("pulse maybe 130") is still a reading taken, and one that "came
           # down" to a value is a trend, not a device taken off
           **dict.fromkeys(("pulse", "bp", "rr", "spo2", "pain"), {"possible", "removed"})}
+def asserted_as(what: Any) -> str:
+    """The kind whose exemptions a mention's status is read with: no known allergies is said as a negation."""
+    return "no_allergies" if what.kind == "allergies" and what.allergies == "NKA" else what.kind
+
+
 _CLOSES_LIST = re.compile(r"\b(?:and|or|nor)\b")
 _CLOSES_NEGATED_LIST = re.compile(r"\b(?:or|nor)\b")
 _REFERS_BACK = re.compile(r"\b(?:he|he['’]s|his|him|she|she['’]s|her)\b")

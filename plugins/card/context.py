@@ -60,7 +60,8 @@ _TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until|"
                           r"(?:update|reassessment|flowsheet|obs)\s*[,:])\s+$")  # "PFC update, thirteen hundred"
 # "twenty one forty vitals, ...", "thirteen hundred reassessment", "twenty one hundred checks"
 _TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu|vitals|obs|reassessment|update|checks?|rechecks?|set|rounds)\b")
-_HEADING = re.compile(r"\s*(?:(?:on|for)\s+[a-z]+\s*)?[,:]")  # "Eleven hundred on Kim, pulse one hundred"
+# "Eleven hundred on Kim, pulse one hundred", "Twenty one hundred recheck on Dunn, pulse ninety four"
+_HEADING = re.compile(r"\s*(?:(?:recheck|check|vitals|set|reassessment|update)\s+)?(?:(?:on|for)\s+[a-z]+\s*)?[,:]")
 _TIME_WAS = re.compile(r"\btime\b[^,.;:]*?(?:\b(?:was|is|of)|,)\s+$")  # "TQ time on the left arm was ten twenty"
 _NOT_TIME_BEFORE = re.compile(r"\b(?:last\s+(?:four|4)(?:\s+(?:is|are|digits|of))*|roster(?:\s+(?:number|#|is))*|"
                               r"zap(?:\s+(?:number|#|is))*|grid(?:\s+(?:to\s+\w+|is))*|freq(?:uency)?(?:\s+is)?|"

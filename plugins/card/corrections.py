@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from tcccd.plugins.card.assertion import SentenceContext
+from tcccd.plugins.card.clock_words import minutes_ahead
 from tcccd.plugins.card.context import Said
 from tcccd.plugins.card.context_rules import ContextRules
 from tcccd.plugins.card.finding import regions, side_in
@@ -37,6 +38,7 @@ _FIRST_NUMBER = {"pulse": "rate", "rr": "rate", "spo2": "percent", "pain": "scor
                  "medication": "dose", "fluid": "volume"}
 
 
+NEAR_MIN = 90  # a restated time this close to the entry's own is that time put right
 _PLACED = {"injury": "region", "dressing": "site", "splint": "site", "access": "site"}  # where a side is said
 
 
@@ -90,6 +92,25 @@ def restated(s: Sentence, start: int, end: int, last: Any, said: list[Said]) -> 
     if not update and when is None:
         return None
     return last.model_copy(update=update), when
+
+
+def time_restated(s: Sentence, start: int, end: int, said: list[Said], last: Any) -> list[Said]:
+    """'TXA went in at ten oh two.' 'Correction, ten oh six.': a clock number near the entry's own time, where no
+    time was read, restates that time (not the dose: 1006 mg of TXA was never said). Of an entry with a dose or
+    volume, only a number said as a clock ('oh nine forty', '0940') is: 'Tylenol 500 at 0930. Correction, 1000.'
+    may be either."""
+    spoken = last.spoken
+    if spoken is None or not spoken.isdigit() or any(start <= t.start < end for t in said):
+        return []
+    dosed = getattr(last.what, "dose", None) is not None or getattr(last.what, "volume", None) is not None
+    for number in numbers_in(s.text, start, end):
+        if dosed and not (number.digits.startswith("0") or s.lower.startswith(("oh ", "zero "), number.start)):
+            continue
+        digits = number.digits if len(number.digits) == 4 else "0" + number.digits
+        if len(digits) == 4 and int(digits[:2]) <= 23 and int(digits[2:]) <= 59 and \
+                min(minutes_ahead(digits, spoken), minutes_ahead(spoken, digits)) <= NEAR_MIN:
+            return [Said(digits, None, number.start, number.end)]
+    return []
 
 
 def _word_value(s: Sentence, start: int, end: int, kind: str) -> dict[str, str]:

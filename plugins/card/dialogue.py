@@ -27,7 +27,8 @@ from tcccd.wire.card_events import Allergies, BloodPressure, LastFour, Pain, Pul
 
 ASKABLE = {"pulse": lx.alternation([*lx.PULSE_WORDS, "heart rate"]), "bp": lx.alternation([*lx.BP_WORDS, "pressure"]),
            "rr": lx.alternation([w for w in lx.RR_WORDS if w != "breathing"]), "spo2": lx.alternation(lx.SPO2_WORDS),
-           "pain": r"\bpain\b", "allergies": r"\ballerg(?:y|ies|ic)\b", "last_four": r"\blast\s+(?:four|4)\b"}
+           "pain": r"\bpain\b", "allergies": r"\ballerg(?:y|ies|ic)\b", "last_four": r"\blast\s+(?:four|4)\b",
+           "systolic": r"\bsystolic\b"}
 _ASKED = {kind: re.compile(rx) for kind, rx in ASKABLE.items()}
 # an answer: what may open it, what makes it no answer, and the values it may be
 _LEAD = re.compile(r"\s*(?:(?:yeah|yes|yep|yup|uh|um|ok|okay|so|it['’]s|it\s+is|he['’]s|she['’]s|about|around|roughly|"
@@ -37,6 +38,7 @@ _ASKS_FOR = re.compile(r"\b(?:asking\s+for|asks\s+for|asked\s+for|wants|needs\s+
                        r"(?:an?|the|his|her)\s+")
 _NOT_AN_ANSWER = re.compile(r"\s*(?:no|nope|negative|not|none|nothing|unknown|don['’]t|didn['’]t|can['’]t|couldn['’]t|"
                             r"haven['’]t|unable|i\s+don['’]t)\b")
+_NO = re.compile(r"(?:(?:no|nope|negative)\b\s*,?\s*)?")
 _NONE_KNOWN = re.compile(r"\s*(?:none(?:\s+known)?|nka|nkda|no\s+known(?:\s+drug)?\s+allergies)\s*$")
 # a blood pressure as the number step writes it ("96/60"), or palpated ("eighty palp")
 _RATIO = re.compile(r"(\d{2,3})\s*(?:/|\s+over\s+)(\d{2,3})\b")
@@ -44,10 +46,12 @@ _OVER = re.compile(r"\s*(?:/|over)\s*")
 _PALP = re.compile(r"\s*(?:/|over\s+)?(?:palp|palpated|by\s+palp(?:ation)?)\b")
 _SITE = re.compile(r"\b(?:(?:left|right)\s+)?(?:radial|carotid|femoral|brachial|pedal)\b")  # where a pulse was felt
 _UNIT_WORD = re.compile(r"\s*(?:%|percent|out\s+of\s+(?:10|ten)|bpm|beats)?")
+# what may follow an answer's value ("One oh two over sixty, tell him.", "Like a five, Doc.")
 _REST = re.compile(r"[\s,.;:!-]*(?:(?:and\s+)?(?:(?:left|right)\s+)?(?:radial|carotid|femoral|brachial|pedal)|"
                    r"on\s+room\s+air|room\s+air|regular|irregular|weak|strong|thready|bounding|now|still|"
-                   r"palp(?:ated)?|doc|sir|ma['’]am|sergeant|sarge|tell\s+(?:him|her)|[\s,.;:!-])*$")  # what may follow
-# an answer's value ("One oh two over sixty, tell him.", "Like a five, Doc.")
+                   r"palp(?:ated)?|doc|sir|ma['’]am|sergeant|sarge|tell\s+(?:him|her)|at\s+the|"
+                   r"by\s+(?:the\s+)?cuff|and\s+it['’]s\s+(?:stronger|weaker|better|steady|regular)|"
+                   r"i\s+just\s+took\s+it|[\s,.;:!-])*$")
 CONTINUES = re.compile(r"\s*(?:and|also|plus|or|and\s+also)\b(?!\s+(?:then|now|he|she|we|i|you)\b)")
 _REFERS = re.compile(r"\b(?:it|one|another|a\s+new\s+one|the\s+other\s+one|a\s+fresh\s+one)\b")
 _REDONE = re.compile(r"\b(?:replaced|reapplied|re-applied|redid|re-did|redone|re-placed|reinserted|re-inserted|"
@@ -76,7 +80,7 @@ def answer(s: Sentence, kind: str) -> Finding | None:
     if _NOT_AN_ANSWER.match(s.lower, at, s.end) and kind != "allergies":
         return None
     if kind == "allergies":
-        if _NONE_KNOWN.fullmatch(s.lower, at, s.end):
+        if _NONE_KNOWN.fullmatch(s.lower, _NO.match(s.lower, at, s.end).end(), s.end):  # "Nope, none."
             return Finding(Allergies(allergies="NKA"), at, s.end, "answer.allergies")
         if _NOT_AN_ANSWER.match(s.lower, at, s.end) or first_number(s.text, at, s.end) is not None:
             return None
@@ -96,6 +100,9 @@ def answer(s: Sentence, kind: str) -> Finding | None:
     number = first_number(s.text, at, s.end)
     if number is None or number.value is None or number.start != at:
         return None
+    if kind == "systolic":  # "The PA's asking for a systolic." "Ninety by cuff."
+        return Finding(BloodPressure(systolic=number.value, diastolic=None), number.start, number.end,
+                       "answer.bp") if _REST.fullmatch(s.lower, number.end, s.end) else None
     if kind == "bp":  # "one oh two over sixty" in words; "eighty palp": the systolic alone
         over = _OVER.match(s.lower, number.end, s.end)
         lower = first_number(s.text, over.end(), s.end) if over else None

@@ -26,12 +26,12 @@ import re
 from typing import Any
 
 from tcccd.plugins.card import dialogue
-from tcccd.plugins.card.assertion import DONE, SentenceContext
+from tcccd.plugins.card.assertion import DONE, SentenceContext, asserted_as
 from tcccd.plugins.card.clauses import trimmed
 from tcccd.plugins.card.clock_words import local_hhmm, shifted
 from tcccd.plugins.card.context import MAX_CASUALTY, Said, Switch, future, past, switches, times
 from tcccd.plugins.card.context_rules import ContextRules
-from tcccd.plugins.card.corrections import RETRACTED, restated, takes_back_the_last
+from tcccd.plugins.card.corrections import RETRACTED, restated, takes_back_the_last, time_restated
 from tcccd.plugins.card.entry_times import clock_behind, doubted_time, heading_time, lead_time, own_time, set_time
 from tcccd.plugins.card.finding import Finding, out_of_range
 from tcccd.plugins.card.phrases import words
@@ -188,7 +188,7 @@ class Extraction:
     def _finding(self, s: Sentence, finding: Finding, said: list[Said], lead: Said | None,
                  context: SentenceContext, correcting: bool) -> bool:
         """Emit what the mention is said as; True when it gave a positive event."""
-        assertion = context.status(finding.named, finding.what.kind)
+        assertion = context.status(finding.named, asserted_as(finding.what))
         again = assertion.status in self.rules.repeats and not _ANOTHER.search(s.lower, *s.clause_of(finding.named[0]))
         status, doubted = DONE if assertion.status in self.rules.repeats else assertion.status, []
         own = own_time(s, finding, said, context) if said else None
@@ -240,7 +240,7 @@ class Extraction:
             return
         if self.last is None or self.last.casualty not in (None, self.casualty):
             return  # "Back to one, you've got the wrong arm": the last entry said is casualty two's
-        found = restated(s, start, end, self.last.what, said)
+        found = restated(s, start, end, self.last.what, said + time_restated(s, start, end, said, self.last))
         if found is None:
             return
         what, when = found

@@ -36,12 +36,15 @@ BODY_PARTS = {
     "upper back": "upper back", "skull": "skull", "tib fib": "lower leg", "tib-fib": "lower leg", "bowel": "bowel",
     "antecubital": "antecubital", "ac": "AC", "armpits": "armpit", "spine": "spine", "eyebrow": "eyebrow",
     "eyelid": "eyelid", "lip": "lip", "lips": "lip", "toe": "toe", "palm": "palm", "sole": "sole", "shin bone": "shin",
-    "radius": "radius", "ulna": "ulna",
+    "radius": "radius", "ulna": "ulna", "index finger": "index finger", "middle finger": "middle finger",
+    "ring finger": "ring finger", "little finger": "little finger", "pinky": "little finger",
+    "pinky finger": "little finger",
 }
 LIMB_OF_PART = {"upper arm": "arm", "arm": "arm", "elbow": "arm", "forearm": "arm", "wrist": "arm", "hand": "arm",
                 "thigh": "leg", "knee": "leg", "lower leg": "leg", "leg": "leg", "calf": "leg", "ankle": "leg",
                 "foot": "leg", "femur": "leg", "tibia": "leg", "fibula": "leg", "humerus": "arm", "shin": "leg",
-                "radius": "arm", "ulna": "arm", "finger": "arm", "thumb": "arm", "heel": "leg"}
+                "radius": "arm", "ulna": "arm", "finger": "arm", "thumb": "arm", "heel": "leg", "index finger": "arm",
+                "middle finger": "arm", "ring finger": "arm", "little finger": "arm"}
 # "took a round through the right thigh": shot there
 TOOK_A_ROUND = tuple(f"took a round {way} {whose}" for way in ("to", "through", "in")
                      for whose in ("the", "his", "her"))
@@ -50,7 +53,9 @@ MECHANISMS = {
     "ied": "IED", "improvised explosive device": "IED", "ied blast": "IED", "blast": "blast",
     "explosion": "blast", "grenade": "grenade", "rpg": "RPG", "artillery": "artillery", "mortar": "mortar",
     "landmine": "landmine", "land mine": "landmine", "mvc": "MVC", "vehicle rollover": "MVC", "rollover": "MVC",
-    "vehicle crash": "MVC", "car crash": "MVC", "motor vehicle collision": "MVC", "motor vehicle crash": "MVC",
+    "truck rolled over": "MVC", "vehicle rolled over": "MVC", "truck rolled": "MVC", "vehicle rolled": "MVC",
+    "rolled the truck": "MVC", "rolled the vehicle": "MVC", "vehicle crash": "MVC", "car crash": "MVC",
+    "motor vehicle collision": "MVC", "motor vehicle crash": "MVC",
     "fall from height": "fall", "fall injury": "fall",
     "blunt trauma": "blunt", "blunt force": "blunt",
     "vehicle fire": "burn", "building fire": "burn", "house fire": "burn", "burning vehicle": "burn",
@@ -93,7 +98,8 @@ INJURIES = {
     "dog bite": "dog bite", "animal bite": "animal bite", "bite wound": "bite wound",
     "bit by a dog": "dog bite", "bit by a stray dog": "dog bite", "bitten by a dog": "dog bite",
     "bitten by a stray dog": "dog bite", "sprained": "sprain", "sprain": "sprain", "sprains": "sprain",
-    "blister": "blister", "blisters": "blister",
+    "blister": "blister", "blisters": "blister", "frostnip": "frostnip", "frostbite": "frostbite",
+    "frostbitten": "frostbite",
     **dict.fromkeys(TOOK_A_ROUND, "gunshot wound"),
 }
 # a fall is a mechanism when said with where from or how far ("fell off the back of the truck", "fell about fifteen
@@ -107,7 +113,8 @@ FALL_FROM = ("roof", "rooftop", "height", "building", "wall", "ladder", "stairs"
 GENERIC_INJURIES = ("wound", "injury")  # said without a body region, these say nothing
 NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot in his", "burn", "burns", "shot in her",
                 "shot through his", "shot through her", "shot twice", "shot once", "shot three times", "lacerated",
-                "burned", "burnt", "crushed", "blunt trauma", "blister", "blisters",
+                "burned", "burnt", "crushed", "blunt trauma", "blister", "blisters", "frostnip", "frostbite",
+                "frostbitten",
                 *TOOK_A_ROUND)  # nor these alone ("blunt trauma": a mechanism)
 PAIRED = ("arm", "leg", "hand", "foot", "thigh", "forearm", "upper arm", "lower leg", "knee", "ankle", "wrist",
           "shoulder", "hip", "eye", "calf", "buttock")  # said in the plural with no side: both sides
@@ -163,7 +170,8 @@ ACCESS_CUES_AFTER = ("access", "line", "established", "placed", "started", "inse
                      "in.", "attempt", "attempts", "blew", "blown", "infiltrated", "failed", "missed", "didn't take",
                      "wouldn't", "won't", "was unsuccessful", "unsuccessful", "dislodged", "came out", "fell out",
                      "ripped out", "pulled out", "'s still good", "is still good", "'s good", "is good", "is patent",
-                     "'s patent", "still patent", "flushes", "is flushing", "'s flushing")
+                     "'s patent", "still patent", "flushes", "is flushing", "'s flushing", "'s still running",
+                     "is still running", "still running")
 ACCESS_SITES = {"sternum": "sternum", "sternal": "sternum", "tibia": "tibia", "tibial": "tibia",
                 "humerus": "humerus", "humeral": "humerus", "antecubital": "antecubital"}
 FLUIDS = {"lactated ringers": ("lactated Ringer's", False), "lactated ringer's": ("lactated Ringer's", False),

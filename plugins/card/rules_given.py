@@ -55,7 +55,8 @@ _ONE = re.compile(r"(?<![\w-])(?P<half>half\s+)?"
                   r"(?:(?:an?|another|one\s+more|first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:full\s+|whole\s+)?|"
                   r"(?<!\w\s)(?=(?:liter|litre)\s+of\b))"  # "Liter of normal saline running": one
                   r"(?=(?:unit|liter|litre|gram|ml|mil)\b)", re.IGNORECASE)  # "first unit of plasma": one unit
-_BARE_BEFORE = re.compile(r"\s+(?:of\s+)?$", re.IGNORECASE)  # "fifty of ketamine", "five hundred Hextend"
+# "fifty of ketamine", "five hundred Hextend", "five hundred of warm LR"
+_BARE_BEFORE = re.compile(r"\s+(?:of\s+)?(?:(?:warm|warmed|cold|fresh)\s+)?$", re.IGNORECASE)
 _NAMED_AGAIN = re.compile(r"\s*,?\s*(?:it['’]s|that['’]s|it\s+is|that\s+is|which\s+is)\s+(?:the\s+)?",
                           re.IGNORECASE)  # "gave him the OTFC, it's fentanyl": the same drug by its name
 _SHARED = re.compile(r"\b(?:both|all(?:\s+of\s+them)?|each)\s+(?:(?:given|were|was|went|are)\s+)?")
@@ -67,6 +68,7 @@ _CUE_BEFORE = re.compile(r"(?:gauge|placed|started|established|inserted|got|an|t
                          r"lost|pulled|removed|discontinued|restarted|replaced|flushed)\s+(?:the\s+|an\s+|his\s+|"
                          r"her\s+)?$")
 _SITE = pattern(ACCESS_SITES)
+_ROUTE_PUT_RIGHT = re.compile(r"\b(?:i\s+mean|correction|sorry|make\s+that|no|not)\s*,?\s*$")
 # "ertapenem one gram IV is in": a route said after the dose, the drug what is in (an access is never dosed)
 _DOSED = re.compile(r"(?:\d|\b(?:" + "|".join(re.escape(u) for u in _UNIT_WORDS) + r"))\s+$")
 # "started a line in the left arm", "line's in": an IV line, only with an act said on it ("hold the line" is none)
@@ -198,8 +200,9 @@ def access(s: Sentence) -> Iterator[Finding]:
         said_as_access = _CUE_AFTER.match(s.lower, end, s.end) and not dosed
         cued = said_as_access or plural or not given_before and (  # "LR started IV": a route
             _CUE_BEFORE.search(s.lower, s.start, match.start()) or _SITED.match(s.lower, end, clause_end))
-        if not cued:
-            continue
+        if not cued or _ROUTE_PUT_RIGHT.search(s.lower, max(s.start, match.start() - 16), match.start()) and \
+                not s.lower[end:clause_end].strip(" ,.;") and next(s.find(_ITEM, s.start, match.start()), None):
+            continue  # "Ketamine twenty IV, I mean IO": the drug's route put right, no access said
         site = next(s.find(_SITE, end, clause_end), None)
         named = [(p.name, (p.start, p.end)) for p in places] or (
             [(ACCESS_SITES[said(site)], (site.start(), site.end()))] if site else [])

@@ -23,7 +23,8 @@ from tcccd.wire.card_events import Allergies, BattleRoster, Evacuation, LastFour
 _NAMED = (r"(?!(?:that|this|it|what|which|who|nothing|everything|everyone|everybody|nobody|traffic|bleeding|he|she)\b)"
           r"[a-z]+")
 _LEAD = (r"\s*(?:(?:um|uh|ok|okay|so|and|now)\s+)*"
-         r"(?:(?:(?:first|second|third|fourth|fifth)\s+)?(?:casualty|patient)(?:\s+(?:number\s+)?\w+)?\s*)?"
+         r"(?:(?:my\s+|the\s+|this\s+)?(?:(?:first|second|third|fourth|fifth)\s+)?(?:casualty|patient)"
+         r"(?:\s+(?:number\s+)?\w+)?\s*)?"
          r"(?:(?:(?:he|she)(?:['’]s|\s+is)?|" + _NAMED + r"(?:['’]s|\s+is))\s+"
          r"(?:going\s+out\s+(?:as\s+)?)?(?:an?\s+)?)?"
          r"(?:(?:put|mark|call)\s+(?:him|her)\s+(?:down\s+)?(?:as\s+)?|"  # "put him down as urgent"
@@ -39,9 +40,10 @@ _CATEGORY_CUED = re.compile(r"\b(?:evac(?:uation)?\s+(?:category|precedence|cat|
                             r"(?:for\s+(?:him|her|this\s+one)\s+)?(?:is\s+)?"
                             r"(?P<v>"
                             + choices(EVAC_CATEGORIES) + r")\b")
+# "ambulatory with help", "litter for now"
 _MOBILITY_ALONE = re.compile(_LEAD + r"(?:(?:" + choices(EVAC_CATEGORIES) + r")\s*,?\s*(?:and\s+)?)?" + _ON_A +
                              r"(?P<v>" + choices(MOBILITY) + r")"
-                             r"(?:\s+with\s+(?:help|assistance|support|a\s+buddy))?\s*$")  # "ambulatory with help"
+                             r"(?:\s+with\s+(?:help|assistance|support|a\s+buddy)|\s+for\s+now)?\s*$")
 _WALKS = re.compile(r"(?:\b(?:he|she|casualty|patient)\s*)?(?:(?:can|is\s+able\s+to|able\s+to)\s+walk|(?:is|['’]s)\s+"
                     r"walking(?:\s+on\s+(?:his|her)\s+own)?|walking\s+on\s+(?:his|her)\s+own)\s*$")
 _LAST_FOUR = re.compile(r"\blast\s+(?:four|4)(?:\s+(?:is|are|digits|of))*[\s:,]*")

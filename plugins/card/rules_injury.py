@@ -72,11 +72,21 @@ _RINGING = re.compile(r"\bringing\b")
 _LANDMARK = re.compile(r"\b(?:above|below|at|through|proximal\s+to|distal\s+to|just\s+(?:above|below))\s+"
                        r"(?:the\s+|his\s+|her\s+)?(?:(?:left|right)\s+)?$")
 # "a lac on his chin from the fall": a wound put down to a fall said before
-_FALL = re.compile(r"\b(?:from|in|during|after)\s+(?:the|his|her|that)\s+fall\b|" + alternation(FALL_WORDS) +
+_FALL = re.compile(r"\b(?:from|in|during|after)\s+(?:the|his|her|that)\s+fall\b|\bfell\s+(?:on\s+(?:his|her)\s+"
+                   r"(?:(?:left|right)\s+)?outstretched|(?:while\s+)?playing)\b|" + alternation(FALL_WORDS) +
                    r"(?:\s+(?:about|around|roughly|like|over|maybe|down|off|from|out|of|a|an|"
                    r"the|his|her|into|onto|approximately|\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
                    r"fifteen|twenty|thirty|forty|fifty|\w+teen|or|to|flight|flights|story|stories|of\s+a|back|top|"
                    r"side|edge)){0,6}?\s+" + alternation(FALL_FROM))
+# "burn dressings on both hands": care named for a kind of wound, no wound found
+_CARE_NAMED_FOR = re.compile(r"\s+(?:dressings?|gel|sheets?|kits?|cream|ointment|bandages?)\b")
+# "fell on his outstretched hand, left wrist sprain": how he landed, not where he is hurt
+_LANDED_ON = re.compile(r"\b(?:fell|landed|landing|falling)\s+(?:on|onto)\s+(?:his|her|the|an?)\s+"
+                        r"(?:(?:left|right)\s+)?outstretched\s+(?:(?:left|right)\s+)?$")
+# "X-ray in the morning to rule out a fracture": what a test is for, no finding
+_TO_RULE_OUT = re.compile(r"\bto\s+rule\s+out\s+(?:an?\s+)?(?:[\w']+\s+){0,3}$")
+_PART_OF = {"toe": "foot", "finger": "hand", "thumb": "hand", "index finger": "hand", "middle finger": "hand",
+            "ring finger": "hand", "little finger": "hand"}
 _REFERRED = re.compile(r"\b(?:over|covering|into|onto)\s+(?:the|that|this)\s+$")
 _ANOTHER = re.compile(r"(?:,|\band)\s+(?:and\s+)?(?:an?|one)\s")
 _HEDGE = re.compile(r"\b(" + "|".join(HEDGES).replace(" ", r"\s+") + r")\s+(?:[\w']+\s+){0,4}$")
@@ -117,10 +127,15 @@ def injuries(s: Sentence) -> Iterator[Finding]:
         devices = [(m.start(), m.end()) for m in s.find(_DEVICE_WORDS, clause_start, clause_end)]
         treated = next(s.find(_TREATMENT, clause_start, clause_end), None) is not None
         kinds = [k for i, k in enumerate(kinds) if not (treated and INJURIES[said(k)] in SITE_OF_CARE)
-                 and not _heading(s, k, kinds[i + 1:]) and not _MILDER.search(s.lower, clause_start, k.start())]
+                 and not _heading(s, k, kinds[i + 1:]) and not _MILDER.search(s.lower, clause_start, k.start())
+                 and not _CARE_NAMED_FOR.match(s.lower, k.end())
+                 and not _TO_RULE_OUT.search(s.lower, max(clause_start, k.start() - 40), k.start())]
         places = [r for r in regions(s, clause_start, clause_end) if not any(a <= r.start < b for a, b in devices)]
+        places = [r for r in places if not _LANDED_ON.search(s.lower, max(clause_start, r.start - 40), r.start)]
         places = [r for r in places if not _care_site(s, r, kinds) and not _RINGING.search(
             s.lower, max(clause_start, r.start - 20), min(clause_end, r.end + 14))]
+        parts = {r.part for r in places}  # "frostbite left hand, fingers white and hard": the hand's fingers
+        places = [r for r in places if _PART_OF.get(r.part) not in parts]
         sided = {r.part for r in places if r.side}  # "right thigh, entry and exit both on the thigh": one thigh
         places = [r for r in places if r.side or r.part not in sided]
         landmarks = [r for r in places if _LANDMARK.search(s.lower, max(clause_start, r.start - 30), r.start)]

@@ -75,8 +75,11 @@ def splints(s: Sentence) -> Iterator[Finding]:
     for match in s.find(_SPLINT):
         clause_start, clause_end = s.clause_of(match.start())
         place = next(iter(regions(s, clause_start, clause_end)), None)
+        side = side_in(s, place.end, clause_end) if place and place.side is None else None
+        site = f"{side[0]} {place.part}" if place and side and side[0] in ("left", "right") else (
+            place.name if place else None)  # "wrist splint on the left"
         spans = [(match.start(), match.end())] + ([(place.start, place.end)] if place else [])
-        yield spanning(Splint(site=place.name if place else None), "splint", *spans)
+        yield spanning(Splint(site=site), "splint", *spans)
         return
 
 

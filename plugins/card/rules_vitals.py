@@ -71,7 +71,7 @@ _PAIN = re.compile(r"(?<!\bto\s)(?<!\bfor\s)\bpain(?!ful|\s+(?:meds?|medication|
                    r"(?:\s+(?:score|scale|level))?(?:\s+(?:in|on)\s+(?:the|his|her|my)\s+(?:(?:left|right)\s+)?[a-z]+)?")
 # "pain's gone from an eight to a three": the level it went to
 _WENT_TO = re.compile(r"\s*(?:down\s+|up\s+)?to\s+(?:an?\s+)?")
-_ALERT_SUBJECT = re.compile(r"\b(?:is|he's|she's|he’s|she’s|patient|casualty|pt|remains|now|was|appears|awake|"
+_ALERT_SUBJECT = re.compile(r"\b(?:is|he's|she's|he’s|she’s|patient|casualty|pt|remains|now|was|been|appears|awake|"
                             r"still|with\s+it,?)\s+$|^\s*(?:casualty|patient)\s+\w+\s+$")  # "he's with it, alert"
 _ALERT_VERB = re.compile(r"\b(?:stay|be|keep|on|high|remain)\s+$")
 _NOT_AVPU_ALERT = re.compile(r"\s+(?:the|them|him|her|everyone|all|for|to|command|medevac|qrf|platoon|team|"
@@ -91,7 +91,7 @@ _REACTS_WHEN = re.compile(r"(?:\b(?:he|she)(?:['’]ll|\s+will)\s+)?\b(?:opens?\
                           r"answers?)\s+(?:only\s+)?(?:if|when)\s+(?:you|i|we|someone|somebody)\s+"
                           r"(?:(?P<v>yell|shout|talk|speak|call|say|tell|ask)|pinch|rub|squeeze|press|poke|grind)")
 # the level said by its letter, of him now: "he's a V", "she's an A" (written as the letter, in capitals)
-_LETTER = re.compile(r"(?i:\b(?:he|she|patient|casualty)(?:['’]s|\s+is)\s+(?:now\s+|only\s+|just\s+)?an?)\s+"
+_LETTER = re.compile(r"(?i:\b(?:he|she|patient|casualty)(?:['’]s|\s+is)\s+(?:now\s+|only\s+|just\s+|still\s+)?an?)\s+"
                      r"(?P<l>[AVPU])\b(?![’'&-])")
 _VERBAL = ("voice", "verbal", "verbal stimuli", "verbal stimulus", "his name", "her name", "commands", "speech")
 _OUT_OF_TEN = re.compile(r"\s*(?:out\s+of\s+(?:10|ten)|of\s+(?:10|ten)|/\s*10)")

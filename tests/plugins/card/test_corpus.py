@@ -1,9 +1,9 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune22`, by twenty-two
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune23`, by twenty-three
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
-figures, and the held-out half, which no test reads). `tune23`, the newest writer's, is not read here: its first run
+figures, and the held-out half, which no test reads). `tune24`, the newest writer's, is not read here: its first run
 is the unseen measure of the last round.
 
 In a text run, Whisper's vocabulary step keeps every rewrite it proposes (there is no audio to check it against:
@@ -30,7 +30,8 @@ TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 22
              ("tune14", 200, 0.78, 0.86), ("tune15", 200, 0.81, 0.94),
              ("tune16", 200, 0.82, 0.90), ("tune17", 200, 0.73, 0.78),
              ("tune18", 200, 0.86, 0.92), ("tune19", 200, 0.80, 0.88), ("tune20", 200, 0.90, 0.94),
-             ("tune21", 200, 0.85, 0.93), ("tune22", 200, 0.92, 0.96)]
+             ("tune21", 200, 0.85, 0.93), ("tune22", 200, 0.92, 0.96),
+             ("tune23", 200, 0.88, 0.90)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -73,6 +74,9 @@ READ_OTHERWISE = {
     ("t21125", "c1 f medication[fentanyl].route = otfc"): "'Fentanyl, eight hundred mics, OTFC': OTFC said after "
     "the dose is how it was given",
     ("t22115", "c1 f medication[fentanyl].route = otfc"): "'Fentanyl eight hundred mics OTFC' likewise",
+    ("t23059", "c1 f medication[fentanyl].route = otfc"): "'OTFC's in his cheek' likewise",
+    ("t23105", "c1 f medication[fentanyl].route = otfc"): "'OTFC eight hundred at fifteen twelve' likewise",
+    ("t23138", "c2 f medication[fentanyl].route = otfc"): "'OTFC at fifteen twelve' likewise",
     ("t18131", "c1 b injury[abdomen] = gunshot wound"): "'GSW in the belly': the card names the belly the abdomen",
     ("t18035", "c1 e airway[intact] = yes"): "'airway's clear': an intact airway observed, DD 1380's airway box "
     "'Intact' (tune11's writer reads 'Airway intact' so)",
@@ -221,6 +225,14 @@ LEFT_OPEN = {
     "said two clauses before is lost, as in t9184",
     ("t21144", "c1 b injury[-] = amputation"): "'Past two hours we'd normally talk about converting, but with an "
     "amputation both stay on': the amputation named as the reason (teaching talk) is read as one found",
+    ("t23144", "c1 b mechanism = gsw"): "'Okay Ramirez, lie down, you've got a gunshot to the right thigh. Tillman, "
+    "treat him.': a lane's casualty told his wound is read as one (a medic tells a real one the same way)",
+    **{("t23145", line): "'Tillman, read me back the card you did on the mannequin.' / 'Tourniquet right leg at zero "
+       "eight forty, ...': the read-back in the next utterance is read as this casualty's card" for line in (
+           "c1 a header.evac_category = urgent surgical", "c1 b tourniquet[right leg] = extremity",
+           "c1 b tourniquet[right leg].time = 0840", "c1 f medication[txa] = 2 g", "c1 f medication[txa].route = iv")},
+    ("t23147", "c1 f medication[ketamine] = yes"): "'Sergeant, do we still carry morphine?' / 'Not in the aid bags, "
+    "it's ketamine and the lollipops now.': what the bags hold, after a comma, is read as given",
     ("t22167", "c1 b injury[left leg] = amputation"): "'Okay, Nguyen, your casualty has a left leg amputation below "
     "the knee, go': a drill's casualty is read as this one (a handover says 'your patient is' too)",
     ("t21167", "c1 f medication[ketamine].time = 1145"): "'Ketamine fifty IM at the point of injury, then twenty "

@@ -130,6 +130,16 @@ SAID = [
     (("Rate your pain for me, zero to ten?", "Like a six, Sergeant."), {"c1 c vitals[~1000].pain = 6"}),
     (("What are your last four?", "Three one one eight, Doc."), {"c1 a header.last_four = 3118"}),
     (("What are your last four?", "Ask my squad leader."), set()),
+    (("The PA's asking for a systolic.", "Eighty five by cuff."), {"c1 c vitals[~1000].bp = 85/?"}),
+    (("Any allergies?", "None known."), {"c1 a header.allergies = nka"}),
+    (("Any allergies?", "Nope, none."), {"c1 a header.allergies = nka"}),
+    # a time put right in the next utterance; of a dosed entry, only a number said as a clock is its time
+    (("TXA went in at oh nine fifty.", "Correction, oh nine fifty five."),
+     {"c1 f medication[txa] = yes", "c1 f medication[txa].time = 0955"}),
+    (("TXA went in at 0950.", "Correction, 0955."), {"c1 f medication[txa] = yes", "c1 f medication[txa].time = 0955"}),
+    (("Tylenol 500 mg PO at 0930.", "Correction, 1000."),
+     {"c1 f medication[acetaminophen] = 1000 mg", "c1 f medication[acetaminophen].route = po",
+      "c1 f medication[acetaminophen].time = 0930"}),
     # a second tourniquet said higher up, with no limb, is on the limb of the one before
     (("CAT on his left thigh.", "Still oozing, second CAT went on higher up."),
      {"c1 b tourniquet[left leg] = extremity", "c1 b tourniquet[left leg].type = cat",
