@@ -253,7 +253,9 @@ class Broker:
         """Speech the recogniser could only write as a loop is left out of the record: say so, loudly."""
         for span in message.data.get("dropped") or ():
             text = (f"speech from {span['start_s']:.1f} s to {span['end_s']:.1f} s of request {message.id} was not "
-                    f"transcribed ({span['reason']}): check the recording")
+                    f"transcribed ({span['reason']}): check the recording") if span["reason"] != "audio_lost" else (
+                f"{span.get('chunks_missing')} chunk(s) of request {message.id}'s audio never reached the recogniser, "
+                f"{span['start_s']:.1f} s into it: words said then are missing from the record")
             self.alerts.alert(SpeechDropped(message=text, request_id=message.id, start_s=span["start_s"],
                                             end_s=span["end_s"], reason=span["reason"]), message.id)
 

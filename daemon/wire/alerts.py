@@ -40,13 +40,14 @@ class JournalFull(Alert):
 
 
 class SpeechDropped(Alert):
-    """Speech left out of the record: the decoder could only write it as a loop, or no decode found words in it."""
+    """Speech left out of the record: the decoder could only write it as a loop, no decode found words in it, or
+    the audio never reached the recogniser."""
 
     kind: Literal["speech_dropped"] = "speech_dropped"
     request_id: Str = Field(description="the request whose audio it was")
     start_s: Float = Field(description="start of the speech left out, seconds into the request's audio")
     end_s: Float = Field(description="its end")
-    reason: Str = Field(description="`decoding_loop` or `not_transcribed`")
+    reason: Str = Field(description="`decoding_loop`, `not_transcribed` or `audio_lost`")
 
 
 class CardSkipped(Alert):

@@ -160,11 +160,13 @@ class Segment(OpenReply):
 
 class DroppedSpeech(OpenReply):
     """Speech left out of the record, reported (an `alert` too): the decoder could only write it as a loop
-    (`decoding_loop`), or no decode turned speech VAD found into words (`not_transcribed`)."""
+    (`decoding_loop`), no decode turned speech VAD found into words (`not_transcribed`), or chunks of a stream never
+    reached the recogniser (`audio_lost`: a stage fell behind, or the microphone's stream stopped or overran)."""
 
     start_s: Float = Field(description="start of the speech left out")
     end_s: Float = Field(description="its end")
-    reason: Str = Field(description="`decoding_loop` or `not_transcribed`")
+    reason: Str = Field(description="`decoding_loop`, `not_transcribed` or `audio_lost`")
+    chunks_missing: Int | None = Field(None, description="with `audio_lost`: how many chunks never came")
 
 
 class Utterance(OpenReply):

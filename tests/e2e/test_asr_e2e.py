@@ -91,3 +91,42 @@ def test_speech_heard_only_as_a_loop_raises_an_alert_and_is_not_in_the_record(st
     events.close(0)
     stages = daemon.wait_for(lambda r: True)["stages"]
     assert next(s for s in stages if s["name"] == "asr")["plugin_health"]["dropped_loops"] == 1
+
+
+def test_a_stream_chunk_that_never_came_is_listed_with_its_utterance_and_raises_an_alert(start_daemon):
+    """Every frame read raw: a client's stream skips one seq in the middle of its speech (as the daemon's own drop of
+    a chunk a stage had no room for does); the utterance's reply lists the audio lost, and an alert says so."""
+    import zmq
+
+    from tests.support.rawclient import RawClient, header
+
+    asr = {"name": "asr", "plugin": "whisper", "max_queue": 512, "params": {"backend": "torch", "beam_size": 1}}
+    daemon = start_daemon([asr], {"stream": ["asr"]})  # room for every chunk sent at once: the daemon drops none
+    report = daemon.wait_for(lambda r: r["state"] == "healthy", timeout_s=180)
+    events = zmq.Context.instance().socket(zmq.SUB)
+    events.setsockopt(zmq.SUBSCRIBE, b"alert")
+    events.setsockopt(zmq.LINGER, 0)
+    events.connect(report["endpoints"]["events"])
+    time.sleep(0.3)  # a SUB socket only hears what is published after it has joined
+    audio, rate_hz = soundfile.read(SAMPLE, dtype="int16", always_2d=True)
+    pcm = np.concatenate([audio[:, 0], np.zeros(rate_hz, dtype=np.int16)]).tobytes()
+    step = rate_hz // 10 * 2  # 100 ms
+    chunks = [pcm[i:i + step] for i in range(0, len(pcm), step)]
+    fmt = AudioFormat("pcm_s16le", rate_hz, 1).to_dict()
+    with RawClient(daemon.endpoint) as raw:
+        for seq, chunk in enumerate(chunks):
+            if seq != 8:  # 0.8 s in: inside the speech
+                raw.send(header("stream", "gap-1", seq=seq, audio=fmt), chunk)
+        raw.send(header("stream", "gap-1", seq=len(chunks), final=True))
+        raw.collect(until=lambda: raw.finals("gap-1"), timeout_s=120)
+        replies = raw.replies["gap-1"]
+    [utterance] = [r for r in replies if r["data"].get("partial") is False and not r.get("final")]
+    [lost] = utterance["data"]["dropped"]
+    assert lost["reason"] == "audio_lost" and lost["chunks_missing"] == 1, utterance["data"]
+    assert abs(lost["start_s"] - 0.8) < 0.05  # at 16 kHz after the resampler's own delay
+    assert events.poll(10_000), "no alert event for the audio lost"
+    topic, head, *_ = events.recv_multipart()
+    alert = json.loads(head)["data"]
+    assert topic == b"alert" and alert["kind"] == "speech_dropped" and alert["reason"] == "audio_lost"
+    assert "never reached the recogniser" in alert["message"], alert
+    events.close(0)

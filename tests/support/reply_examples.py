@@ -32,7 +32,7 @@ SEGMENT = {"start_s": 0.0, "end_s": 2.4, "text": "1 g TXA at 0915",
                           "twin": "0950", "audio_logprob_heard": -6.2, "audio_logprob_twin": -7.0,
                           "readings": [{"text": "0915", "audio_logprob": -6.9, "source": "heard"},
                                        {"text": "0950", "audio_logprob": -7.0, "source": "twin"}]}]}
-DROPPED = {"start_s": 5.0, "end_s": 9.5, "reason": "not_transcribed"}
+LOST = {"start_s": 2.0, "end_s": 2.0, "reason": "audio_lost", "chunks_missing": 3}
 PROFILE = {"name": "training", "reason": "set by a client; battery 15% stayed <= 20% for 5 s", "since": 1.8e9,
            "requested": "field", "override_until": None, "cap": "training", "reading": "battery_percent", "value": 15.0}
 LATENCY = {"p50_ms": 12.5, "p95_ms": 30.1, "p99_ms": 44.0, "count": 512}
@@ -96,9 +96,9 @@ SEND = {"seq": 3, "uid": "tcccd-kit.casevac.0b1f2d0e-5a3c-4e8e-9a57-7c1c2b9f1a31
         "sent_ts": 1.8e9 + 0.2}
 TRANSCRIPT = {"text": "1 g TXA at 0915", "segments": [SEGMENT], "duration_s": 9.5,
               "timings_ms": {"decode_audio_ms": 2.0, "total_ms": 900.0}, "backend": "ctranslate2",
-              "dropped": [DROPPED], "partial": False, "utterance": 0, "start_s": 0.0, "end_s": 9.5,
+              "dropped": [LOST], "partial": False, "utterance": 0, "start_s": 0.0, "end_s": 9.5,
               "utterances": [{"partial": False, "text": "1 g TXA at 0915", "utterance": 0, "start_s": 0.0,
-                              "end_s": 9.5, "dropped": [DROPPED]}],
+                              "end_s": 9.5, "dropped": [LOST]}],
               "source": "client", "journal_seq": 7}
 EXAMPLES: dict[str, dict[str, Any]] = {
     "pong": {},

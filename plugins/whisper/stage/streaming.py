@@ -157,8 +157,8 @@ class StreamSession:
         in says so in its `dropped`, and the daemon raises an alert for it, as for speech it could not transcribe."""
         if seq > self.next_seq:
             at_s = round(self.received_samples / RATE_HZ, 3)
-            self.gaps.append({"start_s": at_s, "end_s": at_s,
-                              "reason": f"audio lost before the recogniser: {seq - self.next_seq} chunk(s) missing"})
+            self.gaps.append({"start_s": at_s, "end_s": at_s, "reason": "audio_lost",
+                              "chunks_missing": seq - self.next_seq})
         self.next_seq = max(self.next_seq, seq + 1)
 
     def lost_at_the_end(self, last: bool) -> list[dict[str, Any]]:

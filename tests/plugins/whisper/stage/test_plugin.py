@@ -278,7 +278,7 @@ def test_chunks_that_never_came_are_on_the_record_of_the_utterance_they_fall_in(
     utterances = [o.data for o in outputs if o.data.get("partial") is False and not o.final]
     assert len(utterances) == 2, utterances
     said, after = utterances
-    assert [d["start_s"] for d in said["dropped"]] == [0.3] and "1 chunk(s) missing" in said["dropped"][0]["reason"]
+    assert said["dropped"] == [{"start_s": 0.3, "end_s": 0.3, "reason": "audio_lost", "chunks_missing": 1}]
     assert after["text"] == "" and [d["start_s"] for d in after["dropped"]] == [round((lost_at_the_end - 1) * 0.1, 3)]
     assert harness.plugin.health()["open_streams"] == 0
 
