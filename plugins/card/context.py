@@ -156,11 +156,11 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]], now_hhmm: str) -> l
             minutes = number.value * (60 if ago.group("unit").startswith("h") else 1)
             found.append(Said(None, -minutes, number.start, ago.end()))
         elif len(number.digits) == 4 and not _HHMM.fullmatch(s.text[number.start:number.end]) and \
-                _valid_hhmm(number.digits) and \
+                valid_hhmm(number.digits) and \
                 not _NOT_TIME_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start) and \
                 ((cued := _said_as_time(s, number.start, number.end)) or heads):
             found.append(Said(number.digits, None, number.start, number.end, heads=not cued))  # "at oh nine thirty"
-        elif len(number.digits) == 3 and _valid_hhmm("0" + number.digits) and (
+        elif len(number.digits) == 3 and valid_hhmm("0" + number.digits) and (
                 (cued := _cued_hour(s, number)) or heads and number.digits[0] != "1"):  # "One twenty-eight, radial"
             found.append(Said("0" + number.digits, None, number.start, number.end, heads=not cued))  # "at nine
             # forty-five", "oh three hundred"
@@ -194,7 +194,7 @@ def _heads(s: Sentence, start: int, end: int) -> bool:
     return start == 0 and _HEADING.match(s.lower, end) is not None
 
 
-def _valid_hhmm(digits: str) -> bool:
+def valid_hhmm(digits: str) -> bool:
     return int(digits[:2]) <= 23 and int(digits[2:]) <= 59
 
 

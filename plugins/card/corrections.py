@@ -22,7 +22,7 @@ from typing import Any
 
 from tcccd.plugins.card.assertion import SentenceContext
 from tcccd.plugins.card.clock_words import minutes_ahead
-from tcccd.plugins.card.context import Said
+from tcccd.plugins.card.context import Said, valid_hhmm
 from tcccd.plugins.card.context_rules import ContextRules
 from tcccd.plugins.card.finding import regions, side_in
 from tcccd.plugins.card.lexicon import AVPU, EVAC_CATEGORIES, MOBILITY, pattern
@@ -107,7 +107,7 @@ def time_restated(s: Sentence, start: int, end: int, said: list[Said], last: Any
         if dosed and not (number.digits.startswith("0") or s.lower.startswith(("oh ", "zero "), number.start)):
             continue
         digits = number.digits if len(number.digits) == 4 else "0" + number.digits
-        if len(digits) == 4 and int(digits[:2]) <= 23 and int(digits[2:]) <= 59 and \
+        if len(digits) == 4 and valid_hhmm(digits) and \
                 min(minutes_ahead(digits, spoken), minutes_ahead(spoken, digits)) <= NEAR_MIN:
             return [Said(digits, None, number.start, number.end)]
     return []
