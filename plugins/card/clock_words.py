@@ -37,9 +37,9 @@ _TO_ALONE = re.compile(_OWN_CLAUSE + _MINUTE + r"\s+(?P<dir>to)\s+" + _HOUR + _E
 _HALF = re.compile(r"(?:" + _CUE + r"|" + _OWN_CLAUSE + r")half\s+" + _HOUR + r"\b" + _NOT_AFTER)  # half past
 _OCLOCK = re.compile(r"\b" + _HOUR + r"\s+o['’]?\s*clock\b")
 _AT_HOUR = re.compile(r"\bat\s+" + _HOUR + _END)
-# "moxi at noon": 1200 on any clock; "Midnight vitals, pulse ninety": the readings' time
+# "moxi at noon": 1200 on any clock; "Midnight vitals, pulse ninety", "Midnight, pulse ninety": the readings' time
 _NOON = re.compile(_CUE + r"(?P<noon>noon|midday|midnight)\b|"
-                   r"\b(?P<noon_set>noon|midday|midnight)(?=\s+(?:vitals|checks?|obs|set|reassessment|rounds)\b)")
+                   r"\b(?P<noon_set>noon|midday|midnight)(?=\s+(?:vitals|checks?|obs|set|reassessment|rounds)\b|,)")
 # what every pattern above needs: a sentence without it (most) is passed over in one scan
 _MAYBE = re.compile(r"\b(?:past|after|half|clock|noon|midday|midnight)\b|\b(?:to|till|before|at)\s+(?:1[0-2]|[1-9]|"
                     + "|".join(_HOURS) + r")\b")

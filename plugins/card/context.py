@@ -61,7 +61,9 @@ _TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until|"
 # "twenty one forty vitals, ...", "thirteen hundred reassessment", "twenty one hundred checks"
 _TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu|vitals|obs|reassessment|update|checks?|rechecks?|set|rounds)\b")
 # "Eleven hundred on Kim, pulse one hundred", "Twenty one hundred recheck on Dunn, pulse ninety four"
-_HEADING = re.compile(r"\s*(?:(?:recheck|check|vitals|set|reassessment|update)\s+)?(?:(?:on|for)\s+[a-z]+\s*)?[,:]")
+_TITLE = r"\s*(?:recheck|check|vitals|set|reassessment|update)\b"
+_HEADING = re.compile(r"(?:" + _TITLE + r")?\s*(?:(?:on|for)\s+(?:the\s+)?[a-z]+\s*)?[,:]")
+_TITLED = re.compile(_TITLE)
 _TIME_WAS = re.compile(r"\btime\b[^,.;:]*?(?:\b(?:was|is|of)|,)\s+$")  # "TQ time on the left arm was ten twenty"
 _NOT_TIME_BEFORE = re.compile(r"\b(?:last\s+(?:four|4)(?:\s+(?:is|are|digits|of))*|roster(?:\s+(?:number|#|is))*|"
                               r"zap(?:\s+(?:number|#|is))*|grid(?:\s+(?:to\s+\w+|is))*|freq(?:uency)?(?:\s+is)?|"
@@ -144,7 +146,8 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]], now_hhmm: str) -> l
         by_asr = any(start <= match.start() and match.end() <= end for start, end in time_rewrites)
         cued = by_asr or _said_as_time(s, match.start(), match.end()) or match.group().startswith("0")  # no dose: 0905
         if cued or _heads(s, match.start(), match.end()):
-            found.append(Said(match.group(), None, match.start(), match.end(), heads=not cued))
+            found.append(Said(match.group(), None, match.start(), match.end(),
+                              heads=not cued or _titled(s, match.start(), match.end())))
     for match in _COLON_TIME.finditer(s.text, s.start, s.end):
         found.append(Said(f"{int(match.group(1)):02d}{match.group(2)}", None, match.start(), match.end()))
     for number in iter_numbers(s.text, s.start, s.end):
@@ -159,7 +162,8 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]], now_hhmm: str) -> l
                 valid_hhmm(number.digits) and \
                 not _NOT_TIME_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start) and \
                 ((cued := _said_as_time(s, number.start, number.end)) or heads):
-            found.append(Said(number.digits, None, number.start, number.end, heads=not cued))  # "at oh nine thirty"
+            found.append(Said(number.digits, None, number.start, number.end,  # "at oh nine thirty"
+                              heads=not cued or _titled(s, number.start, number.end)))
         elif len(number.digits) == 3 and valid_hhmm("0" + number.digits) and (
                 (cued := _cued_hour(s, number)) or heads and number.digits[0] != "1"):  # "One twenty-eight, radial"
             found.append(Said("0" + number.digits, None, number.start, number.end, heads=not cued))  # "at nine
@@ -192,6 +196,12 @@ def _cued_hour(s: Sentence, number: Number) -> bool:
 def _heads(s: Sentence, start: int, end: int) -> bool:
     """Said bare at the very head of the utterance, a mark after it: "Eleven thirty, pulse one hundred"."""
     return start == 0 and _HEADING.match(s.lower, end) is not None
+
+
+def _titled(s: Sentence, start: int, end: int) -> bool:
+    """A time that heads the utterance as the title of a set: "Twenty forty update for the surgeon, ...": the
+    readings' time, not the time of what he has had."""
+    return _heads(s, start, end) and _TITLED.match(s.lower, end) is not None
 
 
 def valid_hhmm(digits: str) -> bool:

@@ -38,8 +38,9 @@ _ASKS_FOR = re.compile(r"\b(?:asking\s+for|asks\s+for|asked\s+for|wants|needs\s+
                        r"(?:an?|the|his|her)\s+")
 _NOT_AN_ANSWER = re.compile(r"\s*(?:no|nope|negative|not|none|nothing|unknown|don['’]t|didn['’]t|can['’]t|couldn['’]t|"
                             r"haven['’]t|unable|i\s+don['’]t)\b")
-_NO = re.compile(r"(?:(?:no|nope|negative)\b\s*,?\s*)?")
-_NONE_KNOWN = re.compile(r"\s*(?:none(?:\s+known)?|nka|nkda|no\s+known(?:\s+drug)?\s+allergies)\s*$")
+_NO = re.compile(r"(?:(?:no|nope|nah|negative)\b\s*,?\s*)?")
+_NONE_KNOWN = re.compile(r"\s*(?:none(?:\s+known)?|nothing|nka|nkda|no\s+known(?:\s+drug)?\s+allergies)"
+                         r"(?:[\s,]+(?:doc|sir|ma['’]am|sarge|sergeant|that\s+i\s+know\s+of))?[\s,.!]*$")
 # a blood pressure as the number step writes it ("96/60"), or palpated ("eighty palp")
 _RATIO = re.compile(r"(\d{2,3})\s*(?:/|\s+over\s+)(\d{2,3})\b")
 _OVER = re.compile(r"\s*(?:/|over)\s*")
@@ -56,7 +57,8 @@ CONTINUES = re.compile(r"\s*(?:and|also|plus|or|and\s+also)\b(?!\s+(?:then|now|h
 _REFERS = re.compile(r"\b(?:it|one|another|a\s+new\s+one|the\s+other\s+one|a\s+fresh\s+one)\b")
 _REDONE = re.compile(r"\b(?:replaced|reapplied|re-applied|redid|re-did|redone|re-placed|reinserted|re-inserted|"
                      r"restarted|re-started|re-established|reestablished|repacked|re-packed|retightened|"
-                     r"re-tightened|reseated|re-seated|swapped|changed\s+out|put\s+(?:in\s+)?(?:a\s+)?new)\b")
+                     r"re-tightened|reseated|re-seated|swapped|changed\s+out|put\s+(?:in\s+)?(?:a\s+)?new|"
+                     r"new\s+one(?:['’]s)?\s+(?:on|in|placed|applied))\b")
 
 Span = tuple[int, int]
 
@@ -70,6 +72,19 @@ def asked(s: Sentence) -> str | None:
 def asks_for(s: Sentence) -> bool:
     """A question said as a report of one ("Doc's asking for a pressure", "PA wants his pulse")."""
     return _ASKS_FOR.search(s.lower, s.start, s.end) is not None
+
+
+def answered(s: Sentence, kind: str, found: list) -> list[Finding] | None:
+    """The sentence as the answer to a question about `kind`, when it names nothing but readings with no value or,
+    to "Any allergies?", drugs alone ("Morphine, his throat swells up."): the answer's finding, else None."""
+    drugs = [f for f in found if isinstance(f, Finding) and kind == "allergies" and f.what.kind == "medication"]
+    if not all(f in drugs or isinstance(f, Finding) and f.rule.endswith(".incomplete") for f in found):
+        return None
+    reply = answer(s, kind)
+    listed = reply.what.allergies.split(", ") if reply is not None and isinstance(reply.what, Allergies) else []
+    if reply is None or not all(s.lower[slice(*f.named)] in listed for f in drugs):
+        return None  # "Any allergies?" "Gave him morphine.": the drug is no allergen named
+    return [reply]
 
 
 def answer(s: Sentence, kind: str) -> Finding | None:

@@ -99,10 +99,8 @@ class Extraction:
         asked, undone, self.inherited = self.asked, self.undone, self.open_status  # each lasts one sentence
         self.asked = dialogue.asked(s) if s.mark == "?" or dialogue.asks_for(s) else None
         self.undone, self.undone_at, self.open_status, self.statuses = None, -1, None, []
-        if asked is not None and s.mark != "?" and all(isinstance(f, Finding) and f.rule.endswith(".incomplete")
-                                                       for f in found):
-            reply = dialogue.answer(s, asked)  # "What's his pulse?" "One twenty-eight, radial."
-            found = [reply] if reply is not None else found
+        if asked is not None and s.mark != "?":  # "What's his pulse?" "One twenty-eight, radial."
+            found = dialogue.answered(s, asked, found) or found
         if not found and not s.cues and not self.correcting and undone is None:
             if self.last is not None and self.last.casualty in (None, self.casualty) and \
                     takes_back_the_last(self.rules, s, said_words):  # "Take that off his card, he spat it out"

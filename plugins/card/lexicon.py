@@ -99,7 +99,7 @@ INJURIES = {
     "bit by a dog": "dog bite", "bit by a stray dog": "dog bite", "bitten by a dog": "dog bite",
     "bitten by a stray dog": "dog bite", "sprained": "sprain", "sprain": "sprain", "sprains": "sprain",
     "blister": "blister", "blisters": "blister", "frostnip": "frostnip", "frostbite": "frostbite",
-    "frostbitten": "frostbite",
+    "frostbitten": "frostbite", "dislocated": "dislocation", "dislocation": "dislocation",
     **dict.fromkeys(TOOK_A_ROUND, "gunshot wound"),
 }
 # a fall is a mechanism when said with where from or how far ("fell off the back of the truck", "fell about fifteen
@@ -114,7 +114,7 @@ GENERIC_INJURIES = ("wound", "injury")  # said without a body region, these say 
 NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot in his", "burn", "burns", "shot in her",
                 "shot through his", "shot through her", "shot twice", "shot once", "shot three times", "lacerated",
                 "burned", "burnt", "crushed", "blunt trauma", "blister", "blisters", "frostnip", "frostbite",
-                "frostbitten",
+                "frostbitten", "dislocated", "dislocation",
                 *TOOK_A_ROUND)  # nor these alone ("blunt trauma": a mechanism)
 PAIRED = ("arm", "leg", "hand", "foot", "thigh", "forearm", "upper arm", "lower leg", "knee", "ankle", "wrist",
           "shoulder", "hip", "eye", "calf", "buttock")  # said in the plural with no side: both sides
@@ -170,7 +170,7 @@ ACCESS_CUES_AFTER = ("access", "line", "established", "placed", "started", "inse
                      "in.", "attempt", "attempts", "blew", "blown", "infiltrated", "failed", "missed", "didn't take",
                      "wouldn't", "won't", "was unsuccessful", "unsuccessful", "dislodged", "came out", "fell out",
                      "ripped out", "pulled out", "'s still good", "is still good", "'s good", "is good", "is patent",
-                     "'s patent", "still patent", "flushes", "is flushing", "'s flushing", "'s still running",
+                     "'s patent", "still patent", "patent", "flushes", "is flushing", "'s flushing", "'s still running",
                      "is still running", "still running")
 ACCESS_SITES = {"sternum": "sternum", "sternal": "sternum", "tibia": "tibia", "tibial": "tibia",
                 "humerus": "humerus", "humeral": "humerus", "antecubital": "antecubital"}
@@ -179,7 +179,8 @@ FLUIDS = {"lactated ringers": ("lactated Ringer's", False), "lactated ringer's":
           "normal saline": ("normal saline", False), "saline": ("saline", False), "ns": ("normal saline", False),
           "plasma-lyte": ("Plasma-Lyte", False), "plasmalyte": ("Plasma-Lyte", False),
           "hextend": ("Hextend", False), "whole blood": ("whole blood", True),
-          "fresh whole blood": ("fresh whole blood", True), "low titer o whole blood": ("LTOWB", True),
+          "fresh whole blood": ("whole blood", True), "fwb": ("whole blood", True),
+          "low titer o whole blood": ("LTOWB", True),
           "ltowb": ("LTOWB", True), "cold stored low titer o whole blood": ("LTOWB", True),
           "packed red blood cells": ("packed red blood cells", True),
           "packed red cells": ("packed red blood cells", True), "prbc": ("packed red blood cells", True),

@@ -55,7 +55,7 @@ RULES: tuple[tuple[Rule, frozenset[str]], ...] = (
                                                 "pull", "pulls", "pulling", "mumble", "mumbles", "grimace", "a", "an",
                                                 "squeezes",
                                                 "squeeze", "answers", "answer"])),
-    (rules_vitals.pain, _first_words(["pain"])),
+    (rules_vitals.pain, _first_words(["pain", "out"])),
     (rules_treatments.hypothermia, _first_words(lx.HYPOTHERMIA)),
     (rules_treatments.eye_shields, _first_words(["eye"])),
     (rules_treatments.splints, _first_words(["splint", "splints", "splinted", "splinting"])),

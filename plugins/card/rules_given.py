@@ -65,7 +65,7 @@ _ITEM = pattern([f for f in [*FLUIDS, *MEDICATIONS] if f not in ROUTES])  # OTFC
 _ACCESS = re.compile(r"(?<!nasal )" + pattern(ACCESS).pattern)
 _CUE_AFTER = re.compile(r"\s*(?:" + "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in ACCESS_CUES_AFTER) + r")")
 _CUE_BEFORE = re.compile(r"(?:gauge|placed|started|established|inserted|got|an|two|2|tried|attempted|missed|blew|"
-                         r"lost|pulled|removed|discontinued|restarted|replaced|flushed)\s+(?:the\s+|an\s+|his\s+|"
+                         r"lost|pulled|removed|discontinued|restarted|replaced|flushed|new)\s+(?:the\s+|an\s+|his\s+|"
                          r"her\s+)?$")
 _SITE = pattern(ACCESS_SITES)
 _ROUTE_PUT_RIGHT = re.compile(r"\b(?:i\s+mean|correction|sorry|make\s+that|no|not)\s*,?\s*$")
@@ -76,11 +76,11 @@ _LINE = re.compile(r"\b(?:(?:start(?:ed|ing)?|got|getting|plac(?:ed|ing)|establi
                    r"missed|lost|blew|blown|tried|attempted|running|ran|secured|insert(?:ed|ing)?)\s+(?:in\s+)?"
                    r"(?:(?:a|an|the|his|her|one|another|second|new|peripheral|\d+\s+gauge|large\s+bore)\s+)*"
                    r"line\b(?!\s+(?:of|up|five|one|two|three|four|six|seven|eight|nine|\d))|"
-                   r"\b(?:the|his|her|a)\s+line(?:['’]s|\s+is)\s+in\b)")
+                   r"(?:\b(?:the|his|her|a)\s+|^|(?<=[,.;:?!]\s))line(?:['’]s|\s+is)\s+in\b)")
 _CATHETER = re.compile(r"\b(?:14|16|18|20|22)\s*(?:-\s*)?(?:gauge|g)\s+(?=(?:in|into|to)\s+(?:the\s+|his\s+|her\s+)?"
                        r"(?:left|right)\b)")  # "18 gauge in the left AC": an IV ("14 gauge needle": none)
 # "IO right humerus", "IV 18 gauge left AC": said with its site, access
-_SITED = re.compile(r"(?:\s+(?:14|16|18|20|22)\s*-?\s*(?:gauge|g))?\s+(?:(?:left|right)\s+(?:humerus|humeral|tibia|"
+_SITED = re.compile(r"(?:\s+(?:14|16|18|20|22)\s*-?\s*(?:gauge|g))?,?\s+(?:(?:left|right)\s+(?:humerus|humeral|tibia|"
                     r"tibial|arm|forearm|hand|ac|antecubital|leg|shin|wrist)|sternum|sternal)\b")
 _FLUID = pattern(FLUIDS)
 _NOT_FLUID = re.compile(r"\s+lock\b")

@@ -25,7 +25,8 @@ _NAMED = (r"(?!(?:that|this|it|what|which|who|nothing|everything|everyone|everyb
 _LEAD = (r"\s*(?:(?:um|uh|ok|okay|so|and|now)\s+)*"
          r"(?:(?:my\s+|the\s+|this\s+)?(?:(?:first|second|third|fourth|fifth)\s+)?(?:casualty|patient)"
          r"(?:\s+(?:number\s+)?\w+)?\s*)?"
-         r"(?:(?:(?:he|she)(?:['’]s|\s+is)?|" + _NAMED + r"(?:['’]s|\s+is))\s+"
+         r"(?:(?:(?:he|she)(?:['’]s|\s+is|\s+stays|\s+goes\s+out)?|" + _NAMED +
+         r"(?:['’]s|\s+is|\s+stays|\s+goes\s+out))\s+"  # "Brandt stays urgent", "he goes out on a litter"
          r"(?:going\s+out\s+(?:as\s+)?)?(?:an?\s+)?)?"
          r"(?:(?:put|mark|call)\s+(?:him|her)\s+(?:down\s+)?(?:as\s+)?|"  # "put him down as urgent"
          r"(?:put|mark)\s+" + _NAMED + r"\s+down\s+as\s+|"  # "put Reyes down as priority"
@@ -63,7 +64,8 @@ _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|wit
                            r"bad|mild|none|nil|negative|nkda|nka|nothing|denies|denied|reports|reported|got|have|"
                            r"he['’]s\s+got|food|medication|medicine|other|also|documented|listed|possible|and|or|"
                            r"get|ask|asked|about|check|checked|confirm|unknown|unable|couldn['’]t|can['’]t|him|need|meds|drugs|"
-                           r"before|for|uh|um|er|erm|too|said|something|anything|stuff|can['’]t\s+remember\s+what)\b")
+                           r"before|for|uh|um|er|erm|too|said|something|anything|stuff|can['’]t\s+remember\s+what|nah|nope|only|"
+                           r"that['’]s\s+(?:it|all))\b")
 _SAID_BEFORE = re.compile(r"^(?:it['’]s\s+)?(?:just\s+)?")  # "sorry, it's amoxicillin", "just latex"
 _RESTATED = re.compile(r"correction|sorry|i\s+mean|scratch\s+that|make\s+that|no\s+wait|my\s+mistake")
 _REACTION = re.compile(r"(?:gets?|got|had|has|causes?|gives?|breaks?|broke|rash|hives|itch\w*|swell\w*|anaphyla\w*|"

@@ -38,7 +38,7 @@ _FILLER = re.compile(r"(?:[\s:,]*\b(?:is|was|are|were|of|at|now|about|around|app
                      r"irregular|rapid|fast|slow|faint|fair|good|okay|ok|rate['’]s|shallow|labored|laboured|deep|"
                      r"unlabored|even|increased|decreased|elevated|low|high|from|rose|fell|climbed|says|say|shows|showing|like|it|gone|"
                      r"the|with|box|monitor|screen|"
-                     r"maybe|probably|cuff|manual|manually)\b|"
+                     r"maybe|probably|cuff|manual|manually|uh|um|er|erm)\b|"
                      r"['’]s\b)*[\s:,]*")
 _CLOCK = re.compile(r"\d{4}")  # four digits written: a clock time, never a reading
 _AT_CLOCK = re.compile(r"(?:\d{4}|(?:oh|zero)(?:[\s-]+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
@@ -53,7 +53,7 @@ _SITE = re.compile(r"(?:\b(?:left|right)\s+)?" + alternation(PULSE_SITES) + r"(?
 _NEXT_TO = re.compile(r"(?:\s|,|['’]s\b|\b(?:at|the|his|her|on|in|a|weak|strong|thready|bounding)\b)*")
 _AFTER_CHARS = 30  # "pulse 120, no radial though, that's carotid"; not the neck a dressing went in later
 _NUMBER_FIRST = re.compile(r"\s*(?:an?\s+)?$")  # "a hundred and twelve heart rate": the reading said first
-_OVER = re.compile(r"(?:-?ish)?\s+over\s+")  # "ninety-ish over sixty"
+_OVER = re.compile(r"(?:-?ish)?,?\s+over,?\s+(?:(?:uh|um|er|erm),?\s+)?")  # "ninety-ish over sixty", "over, uh, sixty"
 _OVER_PALP = re.compile(r"(?<![\w./])(\d{2,3})\s+over\s+(?:palp|palpation|palpated)\b")
 _BP = re.compile(alternation(BP_WORDS))
 _RATIO = re.compile(r"(\d{2,3})\s*/\s*(\d{2,3})\b")
@@ -94,6 +94,7 @@ _REACTS_WHEN = re.compile(r"(?:\b(?:he|she)(?:['’]ll|\s+will)\s+)?\b(?:opens?\
 _LETTER = re.compile(r"(?i:\b(?:he|she|patient|casualty)(?:['’]s|\s+is)\s+(?:now\s+|only\s+|just\s+|still\s+)?an?)\s+"
                      r"(?P<l>[AVPU])\b(?![’'&-])")
 _VERBAL = ("voice", "verbal", "verbal stimuli", "verbal stimulus", "his name", "her name", "commands", "speech")
+_SAID_OUT_OF_TEN = re.compile(r"\s+out\s+of\s+(?:10|ten)\b")  # "an eight out of ten": a pain score however said
 _OUT_OF_TEN = re.compile(r"\s*(?:out\s+of\s+(?:10|ten)|of\s+(?:10|ten)|/\s*10)")
 
 
@@ -270,6 +271,9 @@ def _alert_of_casualty(s: Sentence, match: re.Match) -> bool:
 
 
 def pain(s: Sentence) -> Iterator[Finding]:
+    """'Pain's a six', 'pain score 4/10'; and a score said out of ten with no word for pain ('He says the shoulder's
+    an eight out of ten')."""
+    scored = []
     for match in s.find(_PAIN):
         reading = _number_after(s, match.end())
         if reading is None:
@@ -280,5 +284,10 @@ def pain(s: Sentence) -> Iterator[Finding]:
         if later is not None and later.start == went.end() and later.value is not None:
             reading = (later.value, reading[1], later.end)
         scale = _OUT_OF_TEN.match(s.lower, reading[2], s.end)
+        scored.append(reading[1])
         yield spanning(Pain(score=reading[0]), "pain", (match.start(), match.end()),
                        (reading[1], scale.end() if scale else reading[2]))
+    for number in iter_numbers(s.text, s.start, s.end):
+        scale = _SAID_OUT_OF_TEN.match(s.lower, number.end, s.end)
+        if scale and number.start not in scored and number.value is not None and 0 <= number.value <= 10:
+            yield Finding(Pain(score=number.value), number.start, scale.end(), "pain.scored")

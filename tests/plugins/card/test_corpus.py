@@ -1,9 +1,9 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune23`, by twenty-three
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune24`, by twenty-four
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
-figures, and the held-out half, which no test reads). `tune24`, the newest writer's, is not read here: its first run
+figures, and the held-out half, which no test reads). `tune25`, the newest writer's, is not read here: its first run
 is the unseen measure of the last round.
 
 In a text run, Whisper's vocabulary step keeps every rewrite it proposes (there is no audio to check it against:
@@ -31,7 +31,7 @@ TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 22
              ("tune16", 200, 0.82, 0.90), ("tune17", 200, 0.73, 0.78),
              ("tune18", 200, 0.86, 0.92), ("tune19", 200, 0.80, 0.88), ("tune20", 200, 0.90, 0.94),
              ("tune21", 200, 0.85, 0.93), ("tune22", 200, 0.92, 0.96),
-             ("tune23", 200, 0.88, 0.90)]
+             ("tune23", 200, 0.88, 0.90), ("tune24", 200, 0.88, 0.95)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -77,6 +77,7 @@ READ_OTHERWISE = {
     ("t23059", "c1 f medication[fentanyl].route = otfc"): "'OTFC's in his cheek' likewise",
     ("t23105", "c1 f medication[fentanyl].route = otfc"): "'OTFC eight hundred at fifteen twelve' likewise",
     ("t23138", "c2 f medication[fentanyl].route = otfc"): "'OTFC at fifteen twelve' likewise",
+    ("t24055", "c1 f medication[fentanyl].route = otfc"): "'OTFC, eight hundred mics, in his cheek' likewise",
     ("t18131", "c1 b injury[abdomen] = gunshot wound"): "'GSW in the belly': the card names the belly the abdomen",
     ("t18035", "c1 e airway[intact] = yes"): "'airway's clear': an intact airway observed, DD 1380's airway box "
     "'Intact' (tune11's writer reads 'Airway intact' so)",
@@ -233,6 +234,8 @@ LEFT_OPEN = {
            "c1 b tourniquet[right leg].time = 0840", "c1 f medication[txa] = 2 g", "c1 f medication[txa].route = iv")},
     ("t23147", "c1 f medication[ketamine] = yes"): "'Sergeant, do we still carry morphine?' / 'Not in the aid bags, "
     "it's ketamine and the lollipops now.': what the bags hold, after a comma, is read as given",
+    ("t24129", "c1 b injury[hand] = shrapnel wound"): "'Pike caught a sliver of frag in his hand, taped it himself, "
+    "doesn't want to be seen': a soldier who treats himself and declines care is read as this casualty",
     ("t22167", "c1 b injury[left leg] = amputation"): "'Okay, Nguyen, your casualty has a left leg amputation below "
     "the knee, go': a drill's casualty is read as this one (a handover says 'your patient is' too)",
     ("t21167", "c1 f medication[ketamine].time = 1145"): "'Ketamine fifty IM at the point of injury, then twenty "

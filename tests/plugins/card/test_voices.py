@@ -133,6 +133,15 @@ SAID = [
     (("The PA's asking for a systolic.", "Eighty five by cuff."), {"c1 c vitals[~1000].bp = 85/?"}),
     (("Any allergies?", "None known."), {"c1 a header.allergies = nka"}),
     (("Any allergies?", "Nope, none."), {"c1 a header.allergies = nka"}),
+    (("Allergic to anything?", "Nah, nothing, Sergeant."), {"c1 a header.allergies = nka"}),
+    (("Any allergies?", "Latex, that's all."), {"c1 a header.allergies = latex"}),
+    # a drug named as the answer to "Any allergies?" is the allergen, never a dose given
+    (("Allergic to anything?", "Codeine, it makes him itch."), {"c1 a header.allergies = codeine"}),
+    (("Any allergies?", "Penicillin and morphine."), {"c1 a header.allergies = penicillin, morphine"}),
+    (("Any allergies?", "Pushed morphine already."), {"c1 f medication[morphine] = yes"}),
+    # a seal or a line done again with "a new one", its side in the clause after
+    (("Chest seal slid off when we rolled him, new one on, right chest.",),
+     {"c1 e breathing[chest seal] = right"}),
     # a time put right in the next utterance; of a dosed entry, only a number said as a clock is its time
     (("TXA went in at oh nine fifty.", "Correction, oh nine fifty five."),
      {"c1 f medication[txa] = yes", "c1 f medication[txa].time = 0955"}),
