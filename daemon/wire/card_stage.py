@@ -110,6 +110,8 @@ class Carry(_Strict):
                           "said next answers")
     undone: Restatable | None = Field(None, description="the last thing said as failed or removed: 'second one's in' "
                                                         "said next is it, done again")
+    asked_when: Restatable | None = Field(None, description="the treatment the transcript ended asking the time of "
+                                          "('What time did his TQ go on?'): a time said next is its time")
     open_status: str | None = Field(None, max_length=32, description="how the last sentence was said when nothing in "
                                     "it was done (request, plan, question...): 'And a SAM splint.' goes on with it")
 

@@ -5,7 +5,8 @@ done again after it failed or came off.
   asking for a pressure") is answered by a sentence that holds only the value ("One twenty-eight, radial.",
   "Ninety-six over sixty.", "Penicillin.", "Five five zero seven, Doc."): the answer is that reading, observed.
   A question about a treatment is never answered into the card ("Did he get TXA?" "Yes." is no dose, route or
-  time).
+  time), but one asking when it was done is, by a sentence that holds only a clock time ("What time did his TQ go
+  on?" "Nine forty one, Doc."): the treatment at that time, the entry it is where the card holds it already.
 - A sentence that only continues the one before ("Somebody bring me the HPMK." "And a SAM splint.") is said as that
   one was: a request, a plan or a question goes on being one.
 - A clause that names nothing but says the thing done again ("NPA wouldn't pass on the right, got it in on the
@@ -20,10 +21,21 @@ from __future__ import annotations
 import re
 
 from tcccd.plugins.card import lexicon as lx
+from tcccd.plugins.card.context import Said
 from tcccd.plugins.card.finding import Finding
 from tcccd.plugins.card.rules_header import allergens, digits_at
 from tcccd.plugins.card.sentences import Sentence, first_number
-from tcccd.wire.card_events import Allergies, BloodPressure, LastFour, Pain, Pulse, RespiratoryRate, SpO2
+from tcccd.wire.card_events import (
+    VITAL_KINDS,
+    Allergies,
+    BloodPressure,
+    LastFour,
+    Pain,
+    Pulse,
+    RespiratoryRate,
+    SpO2,
+)
+from tcccd.wire.card_stage import Restatable
 
 ASKABLE = {"pulse": lx.alternation([*lx.PULSE_WORDS, "heart rate"]), "bp": lx.alternation([*lx.BP_WORDS, "pressure"]),
            "rr": lx.alternation([w for w in lx.RR_WORDS if w != "breathing"]), "spo2": lx.alternation(lx.SPO2_WORDS),
@@ -53,6 +65,11 @@ _REST = re.compile(r"[\s,.;:!-]*(?:(?:and\s+)?(?:(?:left|right)\s+)?(?:radial|ca
                    r"palp(?:ated)?|doc|sir|ma['’]am|sergeant|sarge|tell\s+(?:him|her)|at\s+the|"
                    r"by\s+(?:the\s+)?cuff|and\s+it['’]s\s+(?:stronger|weaker|better|steady|regular)|"
                    r"i\s+just\s+took\s+it|[\s,.;:!-])*$")
+_WHEN = re.compile(r"\b(?:what\s+time|when)\s+(?:did|was|were|is|has|had)\b")  # "What time did his TQ go on?"
+# what may follow a time said as an answer ("Nine forty one, Doc, I checked my watch.")
+_TIME_REST = re.compile(r"(?:[\s,.;:!-]|\b(?:doc|sir|ma['’]am|sergeant|sarge|hours|hrs|local|exactly|on\s+the\s+dot|"
+                        r"i\s+checked\s+my\s+watch|by\s+my\s+watch|on\s+my\s+watch|i\s+wrote\s+it\s+down|"
+                        r"it['’]s\s+on\s+the\s+(?:tq|tourniquet|strap))\b)*")
 CONTINUES = re.compile(r"\s*(?:and|also|plus|or|and\s+also)\b(?!\s+(?:then|now|he|she|we|i|you)\b)")
 _REFERS = re.compile(r"\b(?:it|one|another|a\s+new\s+one|the\s+other\s+one|a\s+fresh\s+one)\b")
 _REDONE = re.compile(r"\b(?:replaced|reapplied|re-applied|redid|re-did|redone|re-placed|reinserted|re-inserted|"
@@ -136,6 +153,24 @@ def answer(s: Sentence, kind: str) -> Finding | None:
             "rr": lambda v: RespiratoryRate(rate=v), "spo2": lambda v: SpO2(percent=v),
             "pain": lambda v: Pain(score=v)}[kind](number.value)
     return Finding(what, number.start, site.end() if site and kind == "pulse" else end, f"answer.{kind}")
+
+
+def asked_when(s: Sentence, found: list) -> Restatable | None:
+    """The one treatment a question asks the time of ("What time did his TQ go on?", "When was the TXA given?")."""
+    if s.mark != "?" or not _WHEN.search(s.lower, s.start, s.end):
+        return None
+    treated = [f for f in found if isinstance(f, Finding) and f.what.kind not in VITAL_KINDS
+               and not f.rule.endswith(".incomplete")]
+    return Restatable(what=treated[0].what) if len(treated) == 1 else None
+
+
+def time_answer(s: Sentence, said: list[Said]) -> Said | None:
+    """The clock time a sentence gives and nothing else ("Nine forty one, Doc, I checked my watch.", "Zero one
+    ten."), as the answer to a question asking when; None for any other sentence ("No idea, ask Ramos.")."""
+    lead = _LEAD.match(s.lower, s.start, s.end)
+    at = lead.end() if lead else s.start
+    clock = [t for t in said if t.spoken is not None and t.start == at]
+    return clock[0] if clock and _TIME_REST.fullmatch(s.lower, clock[0].end, s.end) else None
 
 
 def continues(s: Sentence) -> bool:

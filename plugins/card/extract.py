@@ -1,23 +1,20 @@
 """One final transcript in, the card events it holds out: the rules run sentence by sentence, in the order said.
 
-For each sentence: the casualty switches and every rule's mentions, sorted by
-position (a switch applies to what follows it). Each mention then gets its
-assertion (tcccd.plugins.card.assertion): only one said as done or observed,
-for this casualty, becomes a positive event; one said as absent, failed,
-removed or withheld becomes a note in the medic's words (negated); any other (a
-question, a plan, a condition, an allergy, someone else's...) gives nothing.
-Where the status hangs on a word the recogniser doubted ("Give 1 g TXA", "Give"
-doubted: it may have been "Gave"), the entry is kept and shown unconfirmed.
+For each sentence: the casualty switches and every rule's mentions, sorted by position (a switch applies to what
+follows it). Each mention then gets its assertion (tcccd.plugins.card.assertion): only one said as done or observed,
+for this casualty, becomes a positive event; one said as absent, failed, removed or withheld becomes a note in the
+medic's words (negated); any other (a question, a plan, a condition, an allergy, someone else's...) gives nothing.
+Where the status hangs on a word the recogniser doubted ("Give 1 g TXA", "Give" doubted: it may have been "Gave"),
+the entry is kept and shown unconfirmed.
 
 A positive event takes its time as tcccd.plugins.card.entry_times says; a time at the head of the utterance is
 also the column of the readings in the sentences after it, until another time or a casualty switch (a bare one,
 "Eleven thirty, pulse ...", theirs alone). Flags: `uncertain` when a word it came from was doubted (its casualty
 number too, or the time said in its clause, which then could not be read), or its dose is a range;
-`out_of_range` for a value no body gives; `correction` after a correction cue
-(tcccd.plugins.card.corrections). A mention said again at a handover (a
-`repeats` status) is done, with that status, unless its clause says it is one
-more. Event ids are the transcript's key and the event's index, so that
-replaying the same transcript gives the same ids.
+`out_of_range` for a value no body gives; `correction` after a correction cue (tcccd.plugins.card.corrections). A
+mention said again at a handover (a `repeats` status) is done, with that status, unless its clause says it is one
+more. Event ids are the transcript's key and the event's index, so that replaying the same transcript gives the same
+ids.
 """
 
 from __future__ import annotations
@@ -75,6 +72,7 @@ class Extraction:
         self.others = {entry.casualty: entry for entry in request.carry.others}  # each other casualty's last entry
         self.casualty_doubted = request.carry.casualty_doubted
         self.asked, self.undone, self.open_status = request.carry.asked, request.carry.undone, request.carry.open_status
+        self.asked_when = request.carry.asked_when
         self.inherited: str | None = None  # how the sentence before was said, for one that only continues it
         self.statuses: list[str] = []  # how each mention of the current sentence was said
         self.undone_at = -1  # where in the current sentence the mention now in `undone` was said
@@ -90,7 +88,7 @@ class Extraction:
             self._sentence(sentence)
         return CardEvents(events=self.events, casualty=self.casualty, carry=Carry(
             correcting=self.correcting, last=self.last, others=list(self.others.values())[-MAX_OTHERS:],
-            casualty_doubted=self.casualty_doubted, asked=self.asked,
+            casualty_doubted=self.casualty_doubted, asked=self.asked, asked_when=self.asked_when,
             undone=self.undone, open_status=self.open_status), clock_ahead=self.clock_ahead)
 
     def _sentence(self, s: Sentence) -> None:
@@ -101,6 +99,12 @@ class Extraction:
         self.undone, self.undone_at, self.open_status, self.statuses = None, -1, None, []
         if asked is not None and s.mark != "?":  # "What's his pulse?" "One twenty-eight, radial."
             found = dialogue.answered(s, asked, found) or found
+        asked_when, self.asked_when = self.asked_when, dialogue.asked_when(s, found)
+        if asked_when is not None and not found and (when := dialogue.time_answer(s, times(
+                s, self.time_rewrites, self.logged_hhmm))):  # "What time did his TQ go on?" "Nine forty one."
+            self._emit(asked_when.what, when.start, when.end, "answer.time", when, {  # the entry it is, if on the card
+                "assertion": "restated", "uncertain": self._doubted(when.start, when.end) or self.casualty_doubted})
+            return
         if not found and not s.cues and not self.correcting and undone is None:
             if self.last is not None and self.last.casualty in (None, self.casualty) and \
                     takes_back_the_last(self.rules, s, said_words):  # "Take that off his card, he spat it out"

@@ -171,7 +171,7 @@ ACCESS_CUES_AFTER = ("access", "line", "established", "placed", "started", "inse
                      "wouldn't", "won't", "was unsuccessful", "unsuccessful", "dislodged", "came out", "fell out",
                      "ripped out", "pulled out", "'s still good", "is still good", "'s good", "is good", "is patent",
                      "'s patent", "still patent", "patent", "flushes", "is flushing", "'s flushing", "'s still running",
-                     "is still running", "still running")
+                     "is still running", "still running", "went in", "go in", "goes in")
 ACCESS_SITES = {"sternum": "sternum", "sternal": "sternum", "tibia": "tibia", "tibial": "tibia",
                 "humerus": "humerus", "humeral": "humerus", "antecubital": "antecubital"}
 FLUIDS = {"lactated ringers": ("lactated Ringer's", False), "lactated ringer's": ("lactated Ringer's", False),

@@ -57,7 +57,7 @@ RULES: tuple[tuple[Rule, frozenset[str]], ...] = (
                                                 "squeeze", "answers", "answer"])),
     (rules_vitals.pain, _first_words(["pain", "out"])),
     (rules_treatments.hypothermia, _first_words(lx.HYPOTHERMIA)),
-    (rules_treatments.eye_shields, _first_words(["eye"])),
+    (rules_treatments.eye_shields, _first_words(["eye", "rigid"])),
     (rules_treatments.splints, _first_words(["splint", "splints", "splinted", "splinting"])),
     (rules_treatments.pill_pack, _first_words(lx.PILL_PACK)),
 )

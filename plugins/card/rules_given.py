@@ -204,7 +204,9 @@ def access(s: Sentence) -> Iterator[Finding]:
                 not s.lower[end:clause_end].strip(" ,.;") and next(s.find(_ITEM, s.start, match.start()), None):
             continue  # "Ketamine twenty IV, I mean IO": the drug's route put right, no access said
         site = next(s.find(_SITE, end, clause_end), None)
-        named = [(p.name, (p.start, p.end)) for p in places] or (
+        before = [p for p in regions(s, max(clause_start, match.start() - 24), match.start())
+                  if not s.lower[p.end:match.start()].strip()]  # "the right humerus IO went in"
+        named = [(p.name, (p.start, p.end)) for p in places or before] or (
             [(ACCESS_SITES[said(site)], (site.start(), site.end()))] if site else [])
         for name, span in (named if plural else named[:1]) or [(None, None)]:
             spans = [(match.start(), end)] + ([span] if span else [])

@@ -58,8 +58,8 @@ from tcccd.wire.card_events import BurnExtent, Injury, Mechanism
 _MECHANISM = pattern(MECHANISMS)
 _DEVICE_WORDS = pattern(DEVICES_NAMED_FOR_A_PART)
 _TREATMENT = pattern([*TOURNIQUET_WORDS, *HEMOSTATIC, *PRESSURE, *BREATHING, *FLUIDS, *MEDICATIONS, *HYPOTHERMIA,
-                      "packed", "dressing", "bandage", "splint", "eye shield", "dressed", "bandaged", "covered",
-                      "sealed", "irrigated", "cleaned"])
+                      "packed", "dressing", "bandage", "splint", "eye shield", "rigid shield", "dressed", "bandaged",
+                      "covered", "sealed", "irrigated", "cleaned"])
 _INJURY = pattern(INJURIES)
 # care or another casualty said after a wound in speech with no punctuation: the regions after it are not the wound's
 _CARE_OR_SWITCH = re.compile(_TREATMENT.pattern + "|" + NEXT_CASUALTY.pattern)

@@ -27,7 +27,8 @@ _ON_THE_CHEST = re.compile(r"\b(?:on|over|left|right|chest|back|vented|side|woun
 _SEAL_VERB = re.compile(r"seal\s+(?:it|that|them|the|his|her|off|up|over)\b")  # "you'd seal it": no device named
 _HYPOTHERMIA = pattern(HYPOTHERMIA)
 _EYE_SHIELD = re.compile(r"\beye\s+shields?\b|\bshield(?:ed)?\s+(?:(?:on|over)\s+)?(?:the\s+|his\s+|her\s+)?"
-                         r"(?:(?:left|right)\s+)?eyes?\b")  # "shield on the left eye"
+                         r"(?:(?:left|right)\s+)?eyes?\b|"  # "shield on the left eye"
+                         r"\brigid\s+shields?\b")  # "a rigid shield": only an eye is given one
 _SPLINT = re.compile(r"\bsplint(?:s|ed|ing)?\b")
 _PILL_PACK = pattern(PILL_PACK)
 _WRAPPED = re.compile(r"\b(?:wrapped|wrap|covered|applied|placed|put|in\s+place|around|on)\b")

@@ -139,6 +139,16 @@ SAID = [
     (("Allergic to anything?", "Codeine, it makes him itch."), {"c1 a header.allergies = codeine"}),
     (("Any allergies?", "Penicillin and morphine."), {"c1 a header.allergies = penicillin, morphine"}),
     (("Any allergies?", "Pushed morphine already."), {"c1 f medication[morphine] = yes"}),
+    # the time of a treatment asked and answered: the treatment at that time; where it is on the card, that entry
+    (("What time did his TQ go on?", "Oh nine thirty one, Doc, I checked my watch."),
+     {"c1 b tourniquet[-] = yes", "c1 b tourniquet[-].time = 0931"}),
+    (("CAT on his right arm.", "What time did the CAT go on?", "Oh nine thirty one."),
+     {"c1 b tourniquet[right arm] = extremity", "c1 b tourniquet[right arm].type = cat",
+      "c1 b tourniquet[right arm].time = 0931"}),
+    (("When did the left tibia IO go in?", "Oh nine twenty."),
+     {"c1 e access[io] = left tibia", "c1 e access[io].time = 0920"}),
+    (("What time did his TQ go on?", "No idea, ask Ramos."), set()),
+    (("What time did his TQ go on?", "Pulse is one ten."), {"c1 c vitals[~1000].pulse = 110"}),
     # a seal or a line done again with "a new one", its side in the clause after
     (("Chest seal slid off when we rolled him, new one on, right chest.",),
      {"c1 e breathing[chest seal] = right"}),
