@@ -75,7 +75,7 @@ _REFERS = re.compile(r"\b(?:it|one|another|a\s+new\s+one|the\s+other\s+one|a\s+f
 _REDONE = re.compile(r"\b(?:replaced|reapplied|re-applied|redid|re-did|redone|re-placed|reinserted|re-inserted|"
                      r"restarted|re-started|re-established|reestablished|repacked|re-packed|retightened|"
                      r"re-tightened|reseated|re-seated|swapped|changed\s+out|put\s+(?:in\s+)?(?:a\s+)?new|"
-                     r"new\s+one(?:['’]s)?\s+(?:on|in|placed|applied))\b")
+                     r"(?:new|fresh)\s+one(?:['’]s)?\s+(?:on|in|placed|applied))\b")
 
 Span = tuple[int, int]
 

@@ -10,11 +10,10 @@ the entry is kept and shown unconfirmed.
 A positive event takes its time as tcccd.plugins.card.entry_times says; a time at the head of the utterance is
 also the column of the readings in the sentences after it, until another time or a casualty switch (a bare one,
 "Eleven thirty, pulse ...", theirs alone). Flags: `uncertain` when a word it came from was doubted (its casualty
-number too, or the time said in its clause, which then could not be read), or its dose is a range;
-`out_of_range` for a value no body gives; `correction` after a correction cue (tcccd.plugins.card.corrections). A
-mention said again at a handover (a `repeats` status) is done, with that status, unless its clause says it is one
-more. Event ids are the transcript's key and the event's index, so that replaying the same transcript gives the same
-ids.
+number too, or the time said in its clause, which then could not be read), or its dose is a range; `out_of_range`
+for a value no body gives; `correction` after a correction cue (tcccd.plugins.card.corrections). A mention said
+again at a handover (a `repeats` status) is done, with that status, unless its clause says it is one more. Event ids
+are the transcript's key and the event's index: replaying the same transcript gives the same ids.
 """
 
 from __future__ import annotations
@@ -66,13 +65,12 @@ class Extraction:
         self.time_rewrites = self.trail.time_rewrites()
         self.logged_hhmm = local_hhmm(request.utterance_ts, request.utc_offset_min)
         self.key = f"j{request.journal_seq}" if request.journal_seq is not None else f"r{request.request_id}"
-        self.casualty = request.casualty
+        self.casualty, carry = request.casualty, request.carry
         self.events: list[Event] = []
-        self.correcting, self.last = request.carry.correcting, request.carry.last
-        self.others = {entry.casualty: entry for entry in request.carry.others}  # each other casualty's last entry
-        self.casualty_doubted = request.carry.casualty_doubted
+        self.correcting, self.last, self.asked_when = carry.correcting, carry.last, carry.asked_when
+        self.others = {entry.casualty: entry for entry in carry.others}  # each other casualty's last entry
+        self.casualty_doubted = carry.casualty_doubted
         self.asked, self.undone, self.open_status = request.carry.asked, request.carry.undone, request.carry.open_status
-        self.asked_when = request.carry.asked_when
         self.inherited: str | None = None  # how the sentence before was said, for one that only continues it
         self.statuses: list[str] = []  # how each mention of the current sentence was said
         self.undone_at = -1  # where in the current sentence the mention now in `undone` was said

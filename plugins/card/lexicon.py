@@ -22,7 +22,7 @@ BODY_PARTS = {
     "back": "back", "pelvis": "pelvis", "pelvic": "pelvis", "groin": "groin", "buttock": "buttock",
     "buttocks": "buttock",
     "hip": "hip", "shoulder": "shoulder", "shoulders": "shoulder", "upper arm": "upper arm",
-    "upper arms": "upper arm", "arm": "arm", "arms": "arm", "elbow": "elbow", "forearm": "forearm",
+    "upper arms": "upper arm", "arm": "arm", "arms": "arm", "elbow": "elbow", "elbows": "elbow", "forearm": "forearm",
     "forearms": "forearm", "wrist": "wrist", "hand": "hand", "hands": "hand", "thigh": "thigh", "thighs": "thigh",
     "knee": "knee", "knees": "knee", "lower leg": "lower leg", "lower legs": "lower leg", "leg": "leg",
     "legs": "leg", "calf": "calf", "ankle": "ankle", "foot": "foot", "feet": "foot", "femur": "femur",
@@ -61,7 +61,8 @@ MECHANISMS = {
     "vehicle fire": "burn", "building fire": "burn", "house fire": "burn", "burning vehicle": "burn",
     "fuel fire": "burn", "flash fire": "burn", "from the fire": "burn", "in the fire": "burn",
     "truck fire": "burn", "caught fire": "burn", "on fire": "burn",
-    "shot in the": "GSW", "shot through the": "GSW", "shot in his": "GSW", "gsws": "GSW", "ieds": "IED",
+    "shot in the": "GSW", "shot high in the": "GSW", "shot through the": "GSW", "shot in his": "GSW", "gsws": "GSW",
+    "ieds": "IED",
     "stepped on a mine": "landmine", "a mine": "landmine", "mine blast": "landmine", "mine strike": "landmine",
     "hit by a car": "MVC", "hit by a vehicle": "MVC", "hit by a truck": "MVC", "struck by a vehicle": "MVC",
     "run over": "MVC", "ran over": "MVC",
@@ -90,7 +91,8 @@ INJURIES = {
     "pneumo": "pneumothorax", "tension pneumo": "tension pneumothorax", "hemothorax": "hemothorax",
     "frag wound": "shrapnel wound", "frag wounds": "shrapnel wound", "frag": "shrapnel wound",
     "shot in the": "gunshot wound", "shot through the": "gunshot wound", "shot in his": "gunshot wound",
-    "shot in her": "gunshot wound", "shot through his": "gunshot wound", "shot through her": "gunshot wound",
+    "shot in her": "gunshot wound", "shot high in the": "gunshot wound",
+    "shot through his": "gunshot wound", "shot through her": "gunshot wound",
     "shot twice": "gunshot wound", "shot once": "gunshot wound", "shot three times": "gunshot wound",
     # the same injuries said as what happened to the part ("eviscerated bowel", "lacerated scalp")
     "eviscerated": "evisceration", "lacerated": "laceration", "burned": "burn", "burnt": "burn",
@@ -111,13 +113,14 @@ FALL_FROM = ("roof", "rooftop", "height", "building", "wall", "ladder", "stairs"
              "hatch", "turret", "litter", "bed", "top", "back", "side", "edge", "compound", "guard tower", "trench",
              "ditch", "wadi", "feet", "foot", "ft", "meters", "metres", "yards")
 GENERIC_INJURIES = ("wound", "injury")  # said without a body region, these say nothing
-NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot in his", "burn", "burns", "shot in her",
+NEEDS_REGION = ("broken", "fractured", "frag", "shot in the", "shot high in the", "shot in his", "burn", "burns",
+                "shot in her",
                 "shot through his", "shot through her", "shot twice", "shot once", "shot three times", "lacerated",
                 "burned", "burnt", "crushed", "blunt trauma", "blister", "blisters", "frostnip", "frostbite",
                 "frostbitten", "dislocated", "dislocation",
                 *TOOK_A_ROUND)  # nor these alone ("blunt trauma": a mechanism)
 PAIRED = ("arm", "leg", "hand", "foot", "thigh", "forearm", "upper arm", "lower leg", "knee", "ankle", "wrist",
-          "shoulder", "hip", "eye", "calf", "buttock")  # said in the plural with no side: both sides
+          "shoulder", "hip", "eye", "calf", "buttock", "elbow")  # said in the plural with no side: both sides
 SITE_OF_CARE = ("wound", "injury", "entry wound", "exit wound")  # with a treatment in the clause: where it went
 DEVICES_NAMED_FOR_A_PART = ("chest seal", "chest seals", "vented chest seal", "chest tube", "chest tubes",
                             "eye shield", "eye shields", "hand me", "back of the", "back to", "head to toe")

@@ -65,9 +65,10 @@ _ITEM = pattern([f for f in [*FLUIDS, *MEDICATIONS] if f not in ROUTES])  # OTFC
 _ACCESS = re.compile(r"(?<!nasal )" + pattern(ACCESS).pattern)
 _CUE_AFTER = re.compile(r"\s*(?:" + "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in ACCESS_CUES_AFTER) + r")")
 _CUE_BEFORE = re.compile(r"(?:gauge|placed|started|established|inserted|got|an|two|2|tried|attempted|missed|blew|"
-                         r"lost|pulled|removed|discontinued|restarted|replaced|flushed|new)\s+(?:the\s+|an\s+|his\s+|"
+                         r"lost|pulled|removed|discontinued|restarted|replaced|flushed|new|sternal|humeral|tibial)\s+(?:the\s+|an\s+|his\s+|"
                          r"her\s+)?$")
 _SITE = pattern(ACCESS_SITES)
+_SITE_BEFORE = re.compile(_SITE.pattern + r"(?=\s+$)")  # "the sternal IO"
 _ROUTE_PUT_RIGHT = re.compile(r"\b(?:i\s+mean|correction|sorry|make\s+that|no|not)\s*,?\s*$")
 # "ertapenem one gram IV is in": a route said after the dose, the drug what is in (an access is never dosed)
 _DOSED = re.compile(r"(?:\d|\b(?:" + "|".join(re.escape(u) for u in _UNIT_WORDS) + r"))\s+$")
@@ -206,6 +207,7 @@ def access(s: Sentence) -> Iterator[Finding]:
         site = next(s.find(_SITE, end, clause_end), None)
         before = [p for p in regions(s, max(clause_start, match.start() - 24), match.start())
                   if not s.lower[p.end:match.start()].strip()]  # "the right humerus IO went in"
+        site = site or _SITE_BEFORE.search(s.lower, max(clause_start, match.start() - 12), match.start())
         named = [(p.name, (p.start, p.end)) for p in places or before] or (
             [(ACCESS_SITES[said(site)], (site.start(), site.end()))] if site else [])
         for name, span in (named if plural else named[:1]) or [(None, None)]:

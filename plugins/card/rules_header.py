@@ -32,6 +32,9 @@ _LEAD = (r"\s*(?:(?:um|uh|ok|okay|so|and|now)\s+)*"
          r"(?:put|mark)\s+" + _NAMED + r"\s+down\s+as\s+|"  # "put Reyes down as priority"
          r"(?:upgrade|downgrade|bump|change|move)\s+(?:him|her)\s+(?:up\s+|down\s+)?to\s+)?"
          r"(?:(?:is|as)\s+)?(?:(?:no|not)\s+)?")
+# the casualty named in the clause before: "This is Ward, urgent surgical", "Lopez is a litter, urgent surgical"
+_INTRODUCED = re.compile(r"(?:\b(?:this|he|she)\s+is\s+" + _NAMED + r"|\b" + _NAMED + r"\s+is\s+an?\s+"
+                         r"(?:litter|ambulatory))\s*,\s*$")
 _ON_A = r"(?:on\s+an?\s+)?"  # "going out urgent, on a litter"
 _SUBJECT = re.compile(r"\b(?:he|she|him|her|casualty|patient)\b")
 _CATEGORY_ALONE = re.compile(_LEAD + r"(?:evac(?:uation)?\s+)?(?:category\s+|precedence\s+)?(?:is\s+)?(?P<v>"
@@ -53,9 +56,10 @@ _ROSTER_TOKEN = re.compile(r"[a-z0-9-]+")
 _NKA = re.compile(r"\bno\s+known\s+(?:drug\s+)?allerg(?:ies|y)\b|\bnkda\b|\bnka\b|\bno\s+allergies\b|"
                   r"\bno\s+(?:drug\s+)?allergies\s+to\s+(?:any\s+)?(?:meds|medications?|medicines?|drugs)\b|"
                   r"\bdenies\s+(?:any\s+)?(?:known\s+)?(?:drug\s+)?allergies\b|"
-                  r"\ballergies\s*[,:]?\s*(?:none|nil|negative)\b|\ballergic\s+to\s+(?:nothing|none)\b")
-_ALLERGIC = re.compile(r"\b(?:allergic|allergy|allergies|sensitive|anaphylaxis|reaction|reacts|reacted)\s*"
-                       r"(?:to|:|are|include|includes|is|except|other\s+than|besides|apart\s+from)"
+                  r"\ballergies\s*[,:]?\s*(?:(?:he|she)\s+(?:says?|said)\s*,?\s*)?(?:none|nil|negative)\b|\ballergic\s+to\s+(?:nothing|none)\b")
+_ALLERGIC = re.compile(r"\b(?:(?:allergic|allergy|allergies|sensitive|anaphylaxis|reaction|reacts|reacted)\s*"
+                       r"(?:to|:|are|include|includes|is|except|other\s+than|besides|apart\s+from)|"
+                       r"(?:(?<=^)|(?<=[.,;:!?]\s))allerg(?:ies|y)\s*,)"  # "Allergies, morphine." opening a clause
                        r"(?!\s*(?:pain|painful|voice|verbal|sound|noise|touch|light|sternal|stimul\w*|(?:his|her)\s+name)"
                        r"\b)\s*")  # "he only reacts to pain": how he responds (AVPU), no allergy
 # "penicillin and sulfa allergies": the names said before the word
@@ -66,7 +70,9 @@ _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|wit
                            r"get|ask|asked|about|check|checked|confirm|unknown|unable|couldn['’]t|can['’]t|him|need|meds|drugs|"
                            r"before|for|uh|um|er|erm|too|said|something|anything|stuff|can['’]t\s+remember\s+what|nah|nope|only|"
                            r"that['’]s\s+(?:it|all))\b")
-_SAID_BEFORE = re.compile(r"^(?:it['’]s\s+)?(?:just\s+)?")  # "sorry, it's amoxicillin", "just latex"
+_SAID_BEFORE = re.compile(r"^(?:(?:he|she)\s+(?:says?|said|has|had|tells\s+me)\s*,?\s*)?(?:to\s+(?:the\s+)?)?"
+                          r"(?:it['’]s\s+)?(?:just\s+)?")  # "sorry, it's amoxicillin", "just latex", "he says codeine"
+_SAID_AFTER = re.compile(r"\s+(?:too|as\s+well|also)$")  # "he said sulfa too"
 _RESTATED = re.compile(r"correction|sorry|i\s+mean|scratch\s+that|make\s+that|no\s+wait|my\s+mistake")
 _REACTION = re.compile(r"(?:gets?|got|had|has|causes?|gives?|breaks?|broke|rash|hives|itch\w*|swell\w*|anaphyla\w*|"
                        r"reaction|throat|makes?|made|i|he|she|it|they|my|his|her|throws?|puke\w*|vomit\w*)\b")
@@ -81,7 +87,8 @@ _DRUG = pattern(MEDICATIONS)
 MAX_ALLERGIES = 200
 _FIRST_ON = r"first\s+(?:one|guy|person|man|soldier)\s+(?:on|to)\s+(?:him|her|scene|the\s+scene)"  # "first one on him"
 _RESPONDER = re.compile(r"(?i:\b(?:first\s+responder|responder|treated\s+by|" + _FIRST_ON + r")(?:\s+name)?"
-                        r"(?:\s+(?:is|was))?(?:\s+(?:his|her)\s+(?:buddy|battle\s+buddy|teammate))?)\s+"
+                        r"(?:\s+on\s+[A-Z][\w'-]*)?"  # "First responder on Brandt was ..."
+                        r"(?:\s+(?:is|was))?(?:\s+(?:his|her)\s+(?:buddy|battle\s+buddy|teammate))?)(?:\s*[,:])?\s+"
                         r"(?:(?:Specialist|Spc|SPC|Private|Pfc|PFC|Pvt|PV2|Corporal|Cpl|Lance\s+Corporal|Sergeant\s+First\s+Class|SFC|Sergeant|Sgt|"
                         r"Staff\s+Sergeant|SSG|Lieutenant|Captain|Seaman|Airman|Doc)\s+)?"  # the rank is no name
                         r"(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
@@ -98,7 +105,8 @@ def evacuation(s: Sentence) -> Iterator[Finding]:
         match = _CATEGORY_ALONE.match(s.lower, clause_start, clause_end) or _CATEGORY_CUED.search(
             s.lower, clause_start, clause_end)
         if match and (clause_start, clause_end) not in s.clauses and not _SUBJECT.search(
-                s.lower, clause_start, match.start("v")) and not s.lower[:clause_start].rstrip().endswith(":"):
+                s.lower, clause_start, match.start("v")) and not s.lower[:clause_start].rstrip().endswith(":") \
+                and not _INTRODUCED.search(s.lower, s.start, clause_start):
             continue  # an assertion clause of its own, said of him or as a report's item: "he's an urgent, litter"
         if match and match.start("v") not in told:
             told.add(match.start("v"))
@@ -200,7 +208,7 @@ def allergens(words: str) -> list[str]:
     no other clinical mention: "allergic to morphine, tourniquet left leg" lists morphine alone)."""
     found: list[str] = []
     for part in _LIST_SPLIT.split(words.strip(" .")):
-        part = _SAID_BEFORE.sub("", " ".join(part.split()), count=1)
+        part = _SAID_AFTER.sub("", _SAID_BEFORE.sub("", " ".join(part.split()), count=1))
         part = part[3:] if found and part.lower().startswith("to ") else part  # "latex and to sulfa drugs"
         if _RESTATED.fullmatch(part):  # "allergic to morphine, correction, codeine"
             found.clear()

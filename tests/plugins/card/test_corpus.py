@@ -1,9 +1,9 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune24`, by twenty-four
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune25`, by twenty-five
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
-figures, and the held-out half, which no test reads). `tune25`, the newest writer's, is not read here: its first run
+figures, and the held-out half, which no test reads). `tune26`, the newest writer's, is not read here: its first run
 is the unseen measure of the last round.
 
 In a text run, Whisper's vocabulary step keeps every rewrite it proposes (there is no audio to check it against:
@@ -31,7 +31,7 @@ TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 22
              ("tune16", 200, 0.82, 0.90), ("tune17", 200, 0.73, 0.78),
              ("tune18", 200, 0.86, 0.92), ("tune19", 200, 0.80, 0.88), ("tune20", 200, 0.90, 0.94),
              ("tune21", 200, 0.85, 0.93), ("tune22", 200, 0.92, 0.96),
-             ("tune23", 200, 0.88, 0.90), ("tune24", 200, 0.88, 0.95)]
+             ("tune23", 200, 0.88, 0.90), ("tune24", 200, 0.88, 0.95), ("tune25", 200, 0.84, 0.94)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -78,6 +78,11 @@ READ_OTHERWISE = {
     ("t23105", "c1 f medication[fentanyl].route = otfc"): "'OTFC eight hundred at fifteen twelve' likewise",
     ("t23138", "c2 f medication[fentanyl].route = otfc"): "'OTFC at fifteen twelve' likewise",
     ("t24055", "c1 f medication[fentanyl].route = otfc"): "'OTFC, eight hundred mics, in his cheek' likewise",
+    ("t25161", "c1 f medication[fentanyl].route = otfc"): "'Fentanyl lozenge for Lopez, taped it to his finger': a "
+    "lozenge is the OTFC, fentanyl's route on the card",
+    ("t25188", "c1 f medication[fentanyl].route = otfc"): "'... and a fentanyl lozenge' likewise",
+    ("t25170", "c1 b tourniquet[-] = yes"): "'Hey, did you give him his pill pack?' / 'Yeah, Doc, right after I put "
+    "the TQ on.': the tourniquet the one answering put on is on this casualty, as a buddy's CAT on the thigh is",
     ("t18131", "c1 b injury[abdomen] = gunshot wound"): "'GSW in the belly': the card names the belly the abdomen",
     ("t18035", "c1 e airway[intact] = yes"): "'airway's clear': an intact airway observed, DD 1380's airway box "
     "'Intact' (tune11's writer reads 'Airway intact' so)",

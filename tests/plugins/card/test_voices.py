@@ -139,6 +139,11 @@ SAID = [
     (("Allergic to anything?", "Codeine, it makes him itch."), {"c1 a header.allergies = codeine"}),
     (("Any allergies?", "Penicillin and morphine."), {"c1 a header.allergies = penicillin, morphine"}),
     (("Any allergies?", "Pushed morphine already."), {"c1 f medication[morphine] = yes"}),
+    (("Allergies?", "Latex, and uh, he said iodine too."), {"c1 a header.allergies = latex, iodine"}),
+    # a second tourniquet said higher up after the buddy's, with no limb, is on the limb of the buddy's
+    (("Buddy's CAT is on the right thigh.", "Still bleeding past it, threw a second CAT on higher up."),
+     {"c1 b tourniquet[right leg] = extremity", "c1 b tourniquet[right leg].type = cat",
+      "c1 b tourniquet[right leg#2] = extremity", "c1 b tourniquet[right leg#2].type = cat"}),
     # the time of a treatment asked and answered: the treatment at that time; where it is on the card, that entry
     (("What time did his TQ go on?", "Oh nine thirty one, Doc, I checked my watch."),
      {"c1 b tourniquet[-] = yes", "c1 b tourniquet[-].time = 0931"}),
