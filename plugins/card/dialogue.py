@@ -50,7 +50,7 @@ _ASKS_FOR = re.compile(r"\b(?:asking\s+for|asks\s+for|asked\s+for|wants|needs\s+
                        r"(?:an?|the|his|her)\s+")
 _NOT_AN_ANSWER = re.compile(r"\s*(?:no|nope|negative|not|none|nothing|unknown|don['’]t|didn['’]t|can['’]t|couldn['’]t|"
                             r"haven['’]t|unable|i\s+don['’]t)\b")
-_NO = re.compile(r"(?:(?:no|nope|nah|negative)\b\s*,?\s*)?")
+_NO = re.compile(r"(?:(?:no|nope|nah|negative)\b\s*,?\s*)?(?:(?:doc|sir|ma['’]am|sarge|sergeant)\b\s*,?\s*)?")
 _NONE_KNOWN = re.compile(r"\s*(?:none(?:\s+known)?|nothing|nka|nkda|no\s+known(?:\s+drug)?\s+allergies)"
                          r"(?:[\s,]+(?:doc|sir|ma['’]am|sarge|sergeant|that\s+i\s+know\s+of))?[\s,.!]*$")
 # a blood pressure as the number step writes it ("96/60"), or palpated ("eighty palp")

@@ -149,6 +149,9 @@ def injuries(s: Sentence) -> Iterator[Finding]:
             until = care.start() if care else until
             since = kind.start() if i else clause_start
             own = [_sided_after(s, r, kind, clause_end) for r in places if since <= r.start < until]
+            if any(not s.lower[r.end:kind.start()].strip() for r in own if r.end <= kind.start()):
+                own = [r for r in own if r.start >= kind.start() or not s.lower[r.end:kind.start()].strip()]  # "hit
+                # his head on the window, he's got a scalp lac": the place named with the wound is its own
             name, said_from = _kind_name(s, kind, kinds[i - 1].end() if i else None)
             if not own and _THERE.match(s.lower, kind.end(), clause_end):
                 own = regions(s, s.start, said_from)[-1:]  # the place said before it
@@ -181,9 +184,11 @@ def _care_site(s: Sentence, region: Region, kinds: list[re.Match]) -> bool:
 
 
 def _sided_after(s: Sentence, region: Region, kind: re.Match, clause_end: int) -> Region:
-    """A region named inside the injury's words takes the side said right after them ("sucking chest wound, left
-    side")."""
-    if region.side is not None or not kind.start() <= region.start < kind.end():
+    """A region named inside the injury's words, or right before them, takes the side said right after them
+    ("sucking chest wound, left side", "a scalp lac, left side")."""
+    named_with = kind.start() <= region.start < kind.end() or (
+        region.end <= kind.start() and not s.lower[region.end:kind.start()].strip())
+    if region.side is not None or not named_with:
         return region
     trailing = TRAILING_SIDE.match(s.lower, kind.end(), clause_end)
     return replace(region, side=SIDES[trailing.group(1)]) if trailing else region

@@ -1,9 +1,9 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune25`, by twenty-five
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune26`, by twenty-six
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
-figures, and the held-out half, which no test reads). `tune26`, the newest writer's, is not read here: its first run
+figures, and the held-out half, which no test reads). `tune27`, the newest writer's, is not read here: its first run
 is the unseen measure of the last round.
 
 In a text run, Whisper's vocabulary step keeps every rewrite it proposes (there is no audio to check it against:
@@ -31,7 +31,8 @@ TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 22
              ("tune16", 200, 0.82, 0.90), ("tune17", 200, 0.73, 0.78),
              ("tune18", 200, 0.86, 0.92), ("tune19", 200, 0.80, 0.88), ("tune20", 200, 0.90, 0.94),
              ("tune21", 200, 0.85, 0.93), ("tune22", 200, 0.92, 0.96),
-             ("tune23", 200, 0.88, 0.90), ("tune24", 200, 0.88, 0.95), ("tune25", 200, 0.84, 0.94)]
+             ("tune23", 200, 0.88, 0.90), ("tune24", 200, 0.88, 0.95), ("tune25", 200, 0.84, 0.94),
+             ("tune26", 200, 0.90, 0.94)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -81,6 +82,9 @@ READ_OTHERWISE = {
     ("t25161", "c1 f medication[fentanyl].route = otfc"): "'Fentanyl lozenge for Lopez, taped it to his finger': a "
     "lozenge is the OTFC, fentanyl's route on the card",
     ("t25188", "c1 f medication[fentanyl].route = otfc"): "'... and a fentanyl lozenge' likewise",
+    ("t26021", "c1 f medication[fentanyl].route = otfc"): "'Fentanyl lozenge, eight hundred mics' likewise",
+    ("t26104", "c1 b injury[left little finger] = frostnip"): "'his left pinky': the card names the pinky the little "
+    "finger",
     ("t25170", "c1 b tourniquet[-] = yes"): "'Hey, did you give him his pill pack?' / 'Yeah, Doc, right after I put "
     "the TQ on.': the tourniquet the one answering put on is on this casualty, as a buddy's CAT on the thigh is",
     ("t18131", "c1 b injury[abdomen] = gunshot wound"): "'GSW in the belly': the card names the belly the abdomen",
@@ -241,6 +245,8 @@ LEFT_OPEN = {
     "it's ketamine and the lollipops now.': what the bags hold, after a comma, is read as given",
     ("t24129", "c1 b injury[hand] = shrapnel wound"): "'Pike caught a sliver of frag in his hand, taped it himself, "
     "doesn't want to be seen': a soldier who treats himself and declines care is read as this casualty",
+    ("t26174", "c1 f medication[ketamine] = yes"): "'That's going to make you feel floaty ... that's just the "
+    "ketamine, it's normal': the drug named as what he feels is read as one he has had",
     ("t22167", "c1 b injury[left leg] = amputation"): "'Okay, Nguyen, your casualty has a left leg amputation below "
     "the knee, go': a drill's casualty is read as this one (a handover says 'your patient is' too)",
     ("t21167", "c1 f medication[ketamine].time = 1145"): "'Ketamine fifty IM at the point of injury, then twenty "
