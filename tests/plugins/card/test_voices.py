@@ -144,6 +144,10 @@ SAID = [
     (("Buddy's CAT is on the right thigh.", "Still bleeding past it, threw a second CAT on higher up."),
      {"c1 b tourniquet[right leg] = extremity", "c1 b tourniquet[right leg].type = cat",
       "c1 b tourniquet[right leg#2] = extremity", "c1 b tourniquet[right leg#2].type = cat"}),
+    # the device on the card, timed in a later transcript: no second tourniquet
+    (("TQ on his left leg.", "The TQ went on at 0941."),
+     {"c1 b tourniquet[left leg] = extremity", "c1 b tourniquet[left leg].time = 0941"}),
+    (("The IV went in at 0941.",), {"c1 e access[iv] = yes", "c1 e access[iv].time = 0941"}),
     # the time of a treatment asked and answered: the treatment at that time; where it is on the card, that entry
     (("What time did his TQ go on?", "Oh nine thirty one, Doc, I checked my watch."),
      {"c1 b tourniquet[-] = yes", "c1 b tourniquet[-].time = 0931"}),
