@@ -133,7 +133,8 @@ class Said:
     relative_min: float | None  # -5 for "five minutes ago"
     start: int
     end: int
-    heads: bool = False  # said bare at the utterance's head ("Eleven thirty, pulse ..."): its readings' time only
+    heads: bool = False  # said bare or as a set's title at the utterance's head ("Eleven thirty, pulse ...",
+    # "Twenty forty update, ..."): its readings' time only
 
 
 def times(s: Sentence, time_rewrites: list[tuple[int, int]], now_hhmm: str) -> list[Said]:
@@ -145,9 +146,10 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]], now_hhmm: str) -> l
             continue
         by_asr = any(start <= match.start() and match.end() <= end for start, end in time_rewrites)
         cued = by_asr or _said_as_time(s, match.start(), match.end()) or match.group().startswith("0")  # no dose: 0905
-        if cued or _heads(s, match.start(), match.end()):
+        heads = _heads(s, match.start(), match.end())
+        if cued or heads:
             found.append(Said(match.group(), None, match.start(), match.end(),
-                              heads=not cued or _titled(s, match.start(), match.end())))
+                              heads=not cued or heads and _titled(s, match.end())))
     for match in _COLON_TIME.finditer(s.text, s.start, s.end):
         found.append(Said(f"{int(match.group(1)):02d}{match.group(2)}", None, match.start(), match.end()))
     for number in iter_numbers(s.text, s.start, s.end):
@@ -163,7 +165,7 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]], now_hhmm: str) -> l
                 not _NOT_TIME_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start) and \
                 ((cued := _said_as_time(s, number.start, number.end)) or heads):
             found.append(Said(number.digits, None, number.start, number.end,  # "at oh nine thirty"
-                              heads=not cued or _titled(s, number.start, number.end)))
+                              heads=not cued or heads and _titled(s, number.end)))
         elif len(number.digits) == 3 and valid_hhmm("0" + number.digits) and (
                 (cued := _cued_hour(s, number)) or heads and number.digits[0] != "1"):  # "One twenty-eight, radial"
             found.append(Said("0" + number.digits, None, number.start, number.end, heads=not cued))  # "at nine
@@ -198,10 +200,10 @@ def _heads(s: Sentence, start: int, end: int) -> bool:
     return start == 0 and _HEADING.match(s.lower, end) is not None
 
 
-def _titled(s: Sentence, start: int, end: int) -> bool:
-    """A time that heads the utterance as the title of a set: "Twenty forty update for the surgeon, ...": the
-    readings' time, not the time of what he has had."""
-    return _heads(s, start, end) and _TITLED.match(s.lower, end) is not None
+def _titled(s: Sentence, end: int) -> bool:
+    """A time at the utterance's head (`_heads`) followed by the title of a set: "Twenty forty update for the
+    surgeon, ...": the readings' time, not the time of what he has had."""
+    return _TITLED.match(s.lower, end) is not None
 
 
 def valid_hhmm(digits: str) -> bool:

@@ -50,9 +50,10 @@ _ASKS_FOR = re.compile(r"\b(?:asking\s+for|asks\s+for|asked\s+for|wants|needs\s+
                        r"(?:an?|the|his|her)\s+")
 _NOT_AN_ANSWER = re.compile(r"\s*(?:no|nope|negative|not|none|nothing|unknown|don['’]t|didn['’]t|can['’]t|couldn['’]t|"
                             r"haven['’]t|unable|i\s+don['’]t)\b")
-_NO = re.compile(r"(?:(?:no|nope|nah|negative)\b\s*,?\s*)?(?:(?:doc|sir|ma['’]am|sarge|sergeant)\b\s*,?\s*)?")
+_ADDRESSED = r"(?:doc|sir|ma['’]am|sarge|sergeant)"  # whom an answer is said to: "No, Doc, nothing."
+_NO = re.compile(r"(?:(?:no|nope|nah|negative)\b\s*,?\s*)?(?:" + _ADDRESSED + r"\b\s*,?\s*)?")
 _NONE_KNOWN = re.compile(r"\s*(?:none(?:\s+known)?|nothing|nka|nkda|no\s+known(?:\s+drug)?\s+allergies)"
-                         r"(?:[\s,]+(?:doc|sir|ma['’]am|sarge|sergeant|that\s+i\s+know\s+of))?[\s,.!]*$")
+                         r"(?:[\s,]+(?:" + _ADDRESSED + r"|that\s+i\s+know\s+of))?[\s,.!]*$")
 # a blood pressure as the number step writes it ("96/60"), or palpated ("eighty palp")
 _RATIO = re.compile(r"(\d{2,3})\s*(?:/|\s+over\s+)(\d{2,3})\b")
 _OVER = re.compile(r"\s*(?:/|over)\s*")
@@ -67,7 +68,7 @@ _REST = re.compile(r"[\s,.;:!-]*(?:(?:and\s+)?(?:(?:left|right)\s+)?(?:radial|ca
                    r"i\s+just\s+took\s+it|[\s,.;:!-])*$")
 _WHEN = re.compile(r"\b(?:what\s+time|when)\s+(?:did|was|were|is|has|had)\b")  # "What time did his TQ go on?"
 # what may follow a time said as an answer ("Nine forty one, Doc, I checked my watch.")
-_TIME_REST = re.compile(r"(?:[\s,.;:!-]|\b(?:doc|sir|ma['’]am|sergeant|sarge|hours|hrs|local|exactly|on\s+the\s+dot|"
+_TIME_REST = re.compile(r"(?:[\s,.;:!-]|\b(?:" + _ADDRESSED + r"|hours|hrs|local|exactly|on\s+the\s+dot|"
                         r"i\s+checked\s+my\s+watch|by\s+my\s+watch|on\s+my\s+watch|i\s+wrote\s+it\s+down|"
                         r"it['’]s\s+on\s+the\s+(?:tq|tourniquet|strap))\b)*")
 CONTINUES = re.compile(r"\s*(?:and|also|plus|or|and\s+also)\b(?!\s+(?:then|now|he|she|we|i|you)\b)")

@@ -70,7 +70,7 @@ class Extraction:
         self.correcting, self.last, self.asked_when = carry.correcting, carry.last, carry.asked_when
         self.others = {entry.casualty: entry for entry in carry.others}  # each other casualty's last entry
         self.casualty_doubted = carry.casualty_doubted
-        self.asked, self.undone, self.open_status = request.carry.asked, request.carry.undone, request.carry.open_status
+        self.asked, self.undone, self.open_status = carry.asked, carry.undone, carry.open_status
         self.inherited: str | None = None  # how the sentence before was said, for one that only continues it
         self.statuses: list[str] = []  # how each mention of the current sentence was said
         self.undone_at = -1  # where in the current sentence the mention now in `undone` was said

@@ -65,8 +65,8 @@ _ITEM = pattern([f for f in [*FLUIDS, *MEDICATIONS] if f not in ROUTES])  # OTFC
 _ACCESS = re.compile(r"(?<!nasal )" + pattern(ACCESS).pattern)
 _CUE_AFTER = re.compile(r"\s*(?:" + "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in ACCESS_CUES_AFTER) + r")")
 _CUE_BEFORE = re.compile(r"(?:gauge|placed|started|established|inserted|got|an|two|2|tried|attempted|missed|blew|"
-                         r"lost|pulled|removed|discontinued|restarted|replaced|flushed|new|sternal|humeral|tibial)\s+(?:the\s+|an\s+|his\s+|"
-                         r"her\s+)?$")
+                         r"lost|pulled|removed|discontinued|restarted|replaced|flushed|new|sternal|humeral|tibial)"
+                         r"\s+(?:the\s+|an\s+|his\s+|her\s+)?$")
 _SITE = pattern(ACCESS_SITES)
 _SITE_BEFORE = re.compile(_SITE.pattern + r"(?=\s+$)")  # "the sternal IO"
 _ROUTE_PUT_RIGHT = re.compile(r"\b(?:i\s+mean|correction|sorry|make\s+that|no|not)\s*,?\s*$")

@@ -56,7 +56,8 @@ _ROSTER_TOKEN = re.compile(r"[a-z0-9-]+")
 _NKA = re.compile(r"\bno\s+known\s+(?:drug\s+)?allerg(?:ies|y)\b|\bnkda\b|\bnka\b|\bno\s+allergies\b|"
                   r"\bno\s+(?:drug\s+)?allergies\s+to\s+(?:any\s+)?(?:meds|medications?|medicines?|drugs)\b|"
                   r"\bdenies\s+(?:any\s+)?(?:known\s+)?(?:drug\s+)?allergies\b|"
-                  r"\ballergies\s*[,:]?\s*(?:(?:he|she)\s+(?:says?|said)\s*,?\s*)?(?:none|nil|negative)\b|\ballergic\s+to\s+(?:nothing|none)\b")
+                  r"\ballergies\s*[,:]?\s*(?:(?:he|she)\s+(?:says?|said)\s*,?\s*)?(?:none|nil|negative)\b|"
+                  r"\ballergic\s+to\s+(?:nothing|none)\b")
 _ALLERGIC = re.compile(r"\b(?:(?:allergic|allergy|allergies|sensitive|anaphylaxis|reaction|reacts|reacted)\s*"
                        r"(?:to|:|are|include|includes|is|except|other\s+than|besides|apart\s+from)|"
                        r"(?:(?<=^)|(?<=[.,;:!?]\s))allerg(?:ies|y)\s*,)"  # "Allergies, morphine." opening a clause
@@ -68,10 +69,11 @@ _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|wit
                            r"bad|mild|none|nil|negative|nkda|nka|nothing|denies|denied|reports|reported|got|have|"
                            r"he['’]s\s+got|food|medication|medicine|other|also|documented|listed|possible|and|or|"
                            r"get|ask|asked|about|check|checked|confirm|unknown|unable|couldn['’]t|can['’]t|him|need|meds|drugs|"
-                           r"before|for|uh|um|er|erm|too|said|something|anything|stuff|can['’]t\s+remember\s+what|nah|nope|only|"
-                           r"that['’]s\s+(?:it|all))\b")
+                           r"before|for|uh|um|er|erm|too|said|something|anything|stuff|can['’]t\s+remember\s+what|"
+                           r"nah|nope|only|that['’]s\s+(?:it|all))\b")
+# "sorry, it's amoxicillin", "just latex", "he says codeine", "he has, to the codeine"
 _SAID_BEFORE = re.compile(r"^(?:(?:he|she)\s+(?:says?|said|has|had|tells\s+me)\s*,?\s*)?(?:to\s+(?:the\s+)?)?"
-                          r"(?:it['’]s\s+)?(?:just\s+)?")  # "sorry, it's amoxicillin", "just latex", "he says codeine"
+                          r"(?:it['’]s\s+)?(?:just\s+)?")
 _SAID_AFTER = re.compile(r"\s+(?:too|as\s+well|also)$")  # "he said sulfa too"
 _RESTATED = re.compile(r"correction|sorry|i\s+mean|scratch\s+that|make\s+that|no\s+wait|my\s+mistake")
 _REACTION = re.compile(r"(?:gets?|got|had|has|causes?|gives?|breaks?|broke|rash|hives|itch\w*|swell\w*|anaphyla\w*|"
