@@ -60,6 +60,7 @@ _TIME_BEFORE = re.compile(r"\b(?:at|time|since|from|around|about|by|till|until|"
                           r"(?:update|reassessment|flowsheet|obs)\s*[,:])\s+$")  # "PFC update, thirteen hundred"
 # "twenty one forty vitals, ...", "thirteen hundred reassessment", "twenty one hundred checks"
 _TIME_AFTER = re.compile(r"\s*(?:hours|hrs|local|zulu|vitals|obs|reassessment|update|checks?|rechecks?|set|rounds)\b")
+_OH_INSIDE = re.compile(r"[a-z]\s+oh\s+[a-z]")  # "nineteen oh five": a clock, never a quantity
 # "Eleven hundred on Kim, pulse one hundred", "Twenty one hundred recheck on Dunn, pulse ninety four"
 _TITLE = r"\s*(?:recheck|check|vitals|set|reassessment|update)\b"
 _HEADING = re.compile(r"(?:" + _TITLE + r")?\s*(?:(?:on|for)\s+(?:the\s+)?[a-z]+\s*)?[,:]")
@@ -181,17 +182,21 @@ def times(s: Sentence, time_rewrites: list[tuple[int, int]], now_hhmm: str) -> l
 
 
 def _said_as_time(s: Sentence, start: int, end: int) -> bool:
-    """After "at", "time"...; before "hours"; or led by "oh" or "zero" ("oh nine fifty", "placed zero nine five
-    two"), which no quantity is (a roster number or last four is no time: `_NOT_TIME_BEFORE`)."""
+    """After "at", "time"...; before "hours"; led by "oh" or "zero" ("oh nine fifty", "placed zero nine five two")
+    or with "oh" inside ("ertapenem one gram, nineteen oh five"), which no quantity is (a roster number or last four
+    is no time: `_NOT_TIME_BEFORE`)."""
     return bool(_TIME_BEFORE.search(s.lower, max(s.start, start - 12), start) or _TIME_AFTER.match(s.lower, end)
-                or s.lower.startswith(("oh ", "zero "), start)
+                or s.lower.startswith(("oh ", "zero "), start) or _OH_INSIDE.search(s.lower, start, end)
                 or _TIME_WAS.search(s.lower, max(s.start, start - 50), start))
 
 
 def _cued_hour(s: Sentence, number: Number) -> bool:
-    """Three digits said as a time: "oh nine hundred", "at nine forty-five" (never after a reading's word)."""
-    return s.lower.startswith("oh ", number.start) or number.digits[0] in "23456789" and \
-        _AT.search(s.lower, max(s.start, number.start - 4), number.start) is not None and \
+    """Three digits said as a time: "oh nine hundred", "at nine forty-five", ", nine oh five" closing what was given
+    (never after a reading's word)."""
+    return s.lower.startswith("oh ", number.start) or number.digits[0] in "23456789" and (
+        _AT.search(s.lower, max(s.start, number.start - 4), number.start) is not None or
+        _OH_INSIDE.search(s.lower, number.start, number.end) is not None and s.lower.endswith(", ", 0, number.start)) \
+        and \
         not _READING_BEFORE.search(s.lower, max(s.start, number.start - 40), number.start)
 
 

@@ -134,12 +134,13 @@ class ContextRules:
                                     entry.scope, entry.position, phrases(entry.terminated_by), entry.may_be_done))
                     for category, entries in parsed.categories.items() for entry in entries]
         past = [w for e in parsed.done if e.past_tense for w in e.words]  # act words that say the act is over
+        ends = [f"and {w}" for w in past]
         return cls(index=PhraseIndex([(w, t) for entry, t in triggers for w in entry.words]),
                    patterned=Gates([(t.rx, t) for _, t in triggers if t.rx is not None]),
                    pseudo=PhraseIndex([(w, None) for e in parsed.pseudo for w in e.words]),
                    pseudo_patterns=Gates([(re.compile(e.pattern), None) for e in parsed.pseudo if e.pattern]),
                    done=PhraseIndex([(w, e.past_tense) for e in parsed.done for w in e.words]),
-                   terminators=phrases(parsed.terminators + [f"and {w}" for w in past]),
+                   terminators=re.compile(_NOT_OWNED + _union(_longest_first(parsed.terminators + ends))),
                    acted=re.compile(_union(past) + r"(?=\s+(?:it|him|her|them|the|a|an|his|some)\b)"),
                    corrections=Gate(re.compile("|".join([_union(_longest_first(parsed.corrections),
                                                                 between=r"[\s,]+"), *parsed.correction_patterns]))),
@@ -177,6 +178,10 @@ def _union(words: list[str], between: str = r"\s+") -> str:
 
 def _longest_first(words: list[str]) -> list[str]:
     return sorted(set(words), key=len, reverse=True)
+
+
+# a report's section word said as a thing owned or sought ("for his vitals", "no other injuries") ends no reach
+_NOT_OWNED = r"(?<!\bhis )(?<!\bher )(?<!\bfor )(?<!\bother )(?<!\bmore )(?<!\bany )"
 
 
 def phrases(words: list[str]) -> re.Pattern[str] | None:

@@ -34,6 +34,10 @@ RETRACTED = "retracted"  # the category of the words that take an entry back (pr
 _CATEGORY = pattern(EVAC_CATEGORIES)
 _MOBILITY = pattern(MOBILITY)
 _AVPU = pattern(AVPU)
+_SLOT_ONLY = re.compile(r"[\s,]*(?:[\w.%/-]+\s+){0,3}?(?:\d[\d.%/]*|left|right|(?:zero|oh|one|two|three|four|five|"
+                        r"six|seven|eight|nine|ten|eleven|twelve|[a-z]+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+                        r"hundred)(?:[\s-]+(?:one|two|three|four|five|six|seven|eight|nine|oh|hundred))*)\s*[,;]\s*"
+                        r"(?:(?:and\s+)?then\s+|and\s+)?")
 _FIRST_NUMBER = {"pulse": "rate", "rr": "rate", "spo2": "percent", "pain": "score", "burn_extent": "percent",
                  "medication": "dose", "fluid": "volume"}
 
@@ -92,6 +96,13 @@ def restated(s: Sentence, start: int, end: int, last: Any, said: list[Said]) -> 
     if not update and when is None:
         return None
     return last.model_copy(update=update), when
+
+
+def slot_clause(s: Sentence, start: int, end: int) -> bool:
+    """text[start:end], said after a correction cue and before the next mention, is a clause of its own that holds a
+    number or a side and no other word ("Sats 93, no, 91, resps 22": the 91 restates the sats; "no, left leg TQ"
+    names the tourniquet it restates; "Correction, 0955, and TXA given" times the last entry, not the TXA)."""
+    return _SLOT_ONLY.fullmatch(s.lower, start, end) is not None
 
 
 def time_restated(s: Sentence, start: int, end: int, said: list[Said], last: Any) -> list[Said]:

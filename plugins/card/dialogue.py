@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from tcccd.plugins.card import lexicon as lx
-from tcccd.plugins.card.context import Said
+from tcccd.plugins.card.context import Said, valid_hhmm
 from tcccd.plugins.card.finding import Finding
 from tcccd.plugins.card.rules_header import allergens, digits_at
 from tcccd.plugins.card.sentences import Sentence, first_number
@@ -43,10 +43,12 @@ ASKABLE = {"pulse": lx.alternation([*lx.PULSE_WORDS, "heart rate"]), "bp": lx.al
            "systolic": r"\bsystolic\b"}
 _ASKED = {kind: re.compile(rx) for kind, rx in ASKABLE.items()}
 # an answer: what may open it, what makes it no answer, and the values it may be
-_LEAD = re.compile(r"\s*(?:(?:yeah|yes|yep|yup|uh|um|ok|okay|so|it['’]s|it\s+is|he['’]s|she['’]s|about|around|roughly|"
+_LEAD = re.compile(r"\s*(?:(?:yeah|yes|yep|yup|uh|um|ok|okay|so|it['’]s|it\s+is|he['’]s|she['’]s|(?:he|she)\s+says|"
+                   r"about|around|roughly|"
                    r"approximately|like|maybe|was|is|reads|reading|an?(?=\s+(?:one|two|three|four|five|six|seven|"
                    r"eight|nine|ten|\d)\b))\b[\s,]*)*")  # "like a five"
-_ASKS_FOR = re.compile(r"\b(?:asking\s+for|asks\s+for|asked\s+for|wants|needs\s+(?:to\s+know)?)\s+"
+_ASKS_FOR = re.compile(r"\b(?:asking\s+for|asks\s+for|asked\s+for|wants|needs\s+(?:to\s+know)?|"
+                       r"ask\s+(?:him|her)(?:\s+for)?)\s+"
                        r"(?:an?|the|his|her)\s+")
 _NOT_AN_ANSWER = re.compile(r"\s*(?:no|nope|negative|not|none|nothing|unknown|don['’]t|didn['’]t|can['’]t|couldn['’]t|"
                             r"haven['’]t|unable|i\s+don['’]t)\b")
@@ -68,9 +70,11 @@ _REST = re.compile(r"[\s,.;:!-]*(?:(?:and\s+)?(?:(?:left|right)\s+)?(?:radial|ca
                    r"i\s+just\s+took\s+it|[\s,.;:!-])*$")
 _WHEN = re.compile(r"\b(?:what\s+time|when)\s+(?:did|was|were|is|has|had)\b")  # "What time did his TQ go on?"
 # what may follow a time said as an answer ("Nine forty one, Doc, I checked my watch.")
+_ASKED_CLOCK = re.compile(r"\d{4}|[2-9]\d\d")  # "one twenty" may be 01:20 or 13:20: no clock read
 _TIME_REST = re.compile(r"(?:[\s,.;:!-]|\b(?:" + _ADDRESSED + r"|hours|hrs|local|exactly|on\s+the\s+dot|"
                         r"i\s+checked\s+my\s+watch|by\s+my\s+watch|on\s+my\s+watch|i\s+wrote\s+it\s+down|"
-                        r"it['’]s\s+on\s+the\s+(?:tq|tourniquet|strap))\b)*")
+                        r"it['’]s\s+on\s+the\s+(?:tq|tourniquet|strap|cat)|i\s+wrote\s+it\s+on\s+(?:the|his|her)\s+"
+                        r"(?:tq|tourniquet|strap|cat|tape|card|forehead|hand|glove))\b)*")
 CONTINUES = re.compile(r"\s*(?:and|also|plus|or|and\s+also)\b(?!\s+(?:then|now|he|she|we|i|you)\b)")
 _REFERS = re.compile(r"\b(?:it|one|another|a\s+new\s+one|the\s+other\s+one|a\s+fresh\s+one)\b")
 _REDONE = re.compile(r"\b(?:replaced|reapplied|re-applied|redid|re-did|redone|re-placed|reinserted|re-inserted|"
@@ -88,7 +92,7 @@ def asked(s: Sentence) -> str | None:
 
 
 def asks_for(s: Sentence) -> bool:
-    """A question said as a report of one ("Doc's asking for a pressure", "PA wants his pulse")."""
+    """A question said as a report of one ("Doc's asking for a pressure", "PA wants his pulse", "Ask him his pain")."""
     return _ASKS_FOR.search(s.lower, s.start, s.end) is not None
 
 
@@ -171,6 +175,10 @@ def time_answer(s: Sentence, said: list[Said]) -> Said | None:
     lead = _LEAD.match(s.lower, s.start, s.end)
     at = lead.end() if lead else s.start
     clock = [t for t in said if t.spoken is not None and t.start == at]
+    number = first_number(s.text, at, s.end) if not clock else None
+    digits = number.digits if number is not None and number.start == at else ""
+    if _ASKED_CLOCK.fullmatch(digits) and valid_hhmm(digits.zfill(4)):  # "Nine forty one.": a time was asked for
+        clock = [Said(number.digits.zfill(4), None, number.start, number.end)]
     return clock[0] if clock and _TIME_REST.fullmatch(s.lower, clock[0].end, s.end) else None
 
 

@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 
 from tcccd.plugins.card.assertion import SentenceContext
-from tcccd.plugins.card.clock_words import minutes_ahead
+from tcccd.plugins.card.clock_words import minutes_ahead, shifted
 from tcccd.plugins.card.context import Said
 from tcccd.plugins.card.finding import Finding
 from tcccd.plugins.card.sentences import Sentence
-from tcccd.wire.card_events import VITAL_KINDS
+from tcccd.wire.card_events import VITAL_KINDS, EventTime
 from tcccd.wire.card_stage import ClockAhead
 
 _AT = re.compile(r"\b(?:at|@)\s+$")  # a time follows
@@ -96,3 +96,10 @@ def clock_behind(furthest: ClockAhead | None, said_hhmm: str, clock_hhmm: str) -
     if furthest is None or ahead > furthest.ahead_min:
         return ClockAhead(said_hhmm=said_hhmm, clock_hhmm=clock_hhmm, ahead_min=ahead)
     return furthest
+
+
+def event_time(utterance_ts: float, logged_hhmm: str, when: Said | None) -> EventTime:
+    """An event's time: when it was logged, and the clock time said for it (or worked out from minutes said ago)."""
+    at = None if when is None else when.spoken or shifted(logged_hhmm, when.relative_min or 0.0)
+    return EventTime(logged_ts=utterance_ts, logged_hhmm=logged_hhmm, spoken=when.spoken if when else None,
+                     relative_min=when.relative_min if when else None, at_hhmm=at)

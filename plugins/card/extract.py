@@ -2,10 +2,9 @@
 
 For each sentence: the casualty switches and every rule's mentions, sorted by position (a switch applies to what
 follows it). Each mention then gets its assertion (tcccd.plugins.card.assertion): only one said as done or observed,
-for this casualty, becomes a positive event; one said as absent, failed, removed or withheld becomes a note in the
-medic's words (negated); any other (a question, a plan, a condition, an allergy, someone else's...) gives nothing.
-Where the status hangs on a word the recogniser doubted ("Give 1 g TXA", "Give" doubted: it may have been "Gave"),
-the entry is kept and shown unconfirmed.
+for this casualty, becomes a positive event; one said as absent, failed, removed or withheld a note in the medic's
+words (negated); any other (a question, a plan, a condition, an allergy, someone else's...) nothing. Where the
+status hangs on a word the recogniser doubted ("Give 1 g TXA": it may have been "Gave"), the entry is unconfirmed.
 
 A positive event takes its time as tcccd.plugins.card.entry_times says; a time at the head of the utterance is
 also the column of the readings in the sentences after it, until another time or a casualty switch (a bare one,
@@ -21,13 +20,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tcccd.plugins.card import dialogue
+from tcccd.plugins.card import dialogue, entry_times
 from tcccd.plugins.card.assertion import DONE, SentenceContext, asserted_as
 from tcccd.plugins.card.clauses import trimmed
-from tcccd.plugins.card.clock_words import local_hhmm, shifted
+from tcccd.plugins.card.clock_words import local_hhmm
 from tcccd.plugins.card.context import MAX_CASUALTY, Said, Switch, future, past, switches, times
 from tcccd.plugins.card.context_rules import ContextRules
-from tcccd.plugins.card.corrections import RETRACTED, restated, takes_back_the_last, time_restated
+from tcccd.plugins.card.corrections import RETRACTED, restated, slot_clause, takes_back_the_last, time_restated
 from tcccd.plugins.card.entry_times import clock_behind, doubted_time, heading_time, lead_time, own_time, set_time
 from tcccd.plugins.card.finding import Finding, out_of_range
 from tcccd.plugins.card.phrases import words
@@ -139,13 +138,16 @@ class Extraction:
             until = stretches[i][0] if i < len(stretches) else s.end
             start = s.start if i == 0 else cue_end
             emitted = False  # an entry after the cue, or the last one taken back: no slot to lay over the last
+            first = next((f.named[0] for f in findings if start <= f.named[0] < until), until)
+            laid = i > 0 and first < until and slot_clause(s, start, first) and \
+                self._restatement(s, start, first, said)  # "sats 93, no, 91, then resps 22": what follows is new
             for item in (f for f in order if start <= (f.named[0] if isinstance(f, Finding) else f.start) < until):
                 if isinstance(item, Switch):
                     self._switch(item)
                 else:
                     vital = item.what.kind in VITAL_KINDS  # a bare heading ("Eleven thirty, ...") times readings alone
                     emitted |= self._finding(s, item, said, (lead if vital or not (lead and lead.heads) else None) or (
-                        readings_time if vital else None), context, correcting=i > 0) or \
+                        readings_time if vital else None), context, correcting=i > 0 and not laid) or \
                         self.statuses[-1:] == [RETRACTED]
             if i > 0 and not emitted:
                 self._restatement(s, start, until, said)
@@ -233,16 +235,16 @@ class Extraction:
         self._emit(what, start, end, finding.rule, when, flags)
         return not note
 
-    def _restatement(self, s: Sentence, start: int, end: int, said: list[Said]) -> None:
-        """A correction cue followed by slots alone: laid over the last entry said; nothing after it: pending."""
+    def _restatement(self, s: Sentence, start: int, end: int, said: list[Said]) -> bool:
+        """A correction cue followed by slots alone: laid over the last entry said (True); nothing after it: pending."""
         if not s.text[start:end].strip(" ,.:;!?-"):
             self.correcting = True
-            return
+            return False
         if self.last is None or self.last.casualty not in (None, self.casualty):
-            return  # "Back to one, you've got the wrong arm": the last entry said is casualty two's
+            return False  # "Back to one, you've got the wrong arm": the last entry said is casualty two's
         found = restated(s, start, end, self.last.what, said + time_restated(s, start, end, said, self.last))
         if found is None:
-            return
+            return False
         what, when = found
         time = None if when is not None else EventTime(
             logged_ts=self.request.utterance_ts, logged_hhmm=self.logged_hhmm, spoken=self.last.spoken,
@@ -252,6 +254,7 @@ class Extraction:
             "correction": True, "out_of_range": out_of_range(what),
             "uncertain": self._doubted(*words) or self.casualty_doubted or getattr(what, "dose_to", None) is not None},
             time)
+        return True
 
     def _doubted(self, start: int, end: int) -> bool:
         return any(a < end and start < b for a, b in self.uncertain)
@@ -278,13 +281,7 @@ class Extraction:
 
     def _emit(self, what: object, start: int, end: int, rule: str, when: Said | None, flags: dict,
               time: EventTime | None = None) -> None:
-        if time is None:
-            at = None
-            if when is not None:
-                at = when.spoken if when.spoken else shifted(self.logged_hhmm, when.relative_min or 0.0)
-            time = EventTime(logged_ts=self.request.utterance_ts, logged_hhmm=self.logged_hhmm,
-                             spoken=when.spoken if when else None,
-                             relative_min=when.relative_min if when else None, at_hhmm=at)
+        time = time or entry_times.event_time(self.request.utterance_ts, self.logged_hhmm, when)
         event = Event(
             id=f"{self.key}.{len(self.events)}", casualty=self.casualty, what=what, time=time,
             words=TextSpan(start_char=start, end_char=end, text=self.request.text[start:end]),

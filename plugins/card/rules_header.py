@@ -27,7 +27,7 @@ _LEAD = (r"\s*(?:(?:um|uh|ok|okay|so|and|now)\s+)*"
          r"(?:\s+(?:number\s+)?\w+)?\s*)?"
          r"(?:(?:(?:he|she)(?:['’]s|\s+is|\s+stays|\s+goes\s+out)?|" + _NAMED +
          r"(?:['’]s|\s+is|\s+stays|\s+goes\s+out))\s+"  # "Brandt stays urgent", "he goes out on a litter"
-         r"(?:going\s+out\s+(?:as\s+)?)?(?:an?\s+)?)?"
+         r"(?:going\s+out\s+(?:as\s+)?|(?:down|up|back)\s+to\s+)?(?:an?\s+)?)?"  # "Molina's down to priority"
          r"(?:(?:put|mark|call)\s+(?:him|her)\s+(?:down\s+)?(?:as\s+)?|"  # "put him down as urgent"
          r"(?:put|mark)\s+" + _NAMED + r"\s+down\s+as\s+|"  # "put Reyes down as priority"
          r"(?:upgrade|downgrade|bump|change|move)\s+(?:him|her)\s+(?:up\s+|down\s+)?to\s+)?"
@@ -35,8 +35,11 @@ _LEAD = (r"\s*(?:(?:um|uh|ok|okay|so|and|now)\s+)*"
 # the casualty named in the clause before: "This is Ward, urgent surgical", "Lopez is a litter, urgent surgical"
 _INTRODUCED = re.compile(r"(?:\b(?:this|he|she)\s+is\s+" + _NAMED + r"|\b" + _NAMED + r"\s+is\s+an?\s+"
                          r"(?:litter|ambulatory))\s*,\s*$")
+# "Kessler, priority, litter", "Casualty two, urgent": who it is, then his category
+_NAMED_FIRST = re.compile(r"\s*(?:(?:casualty|patient)\s+\w+\s*,\s*)?(?:(?!(?:okay|ok|alright|roger|copy|so|right|"
+                          r"yes|yeah|no|and|then|now)\b)" + _NAMED + r"\s*,\s*)?(?<=,)\s*")
 _ON_A = r"(?:on\s+an?\s+)?"  # "going out urgent, on a litter"
-_SUBJECT = re.compile(r"\b(?:he|she|him|her|casualty|patient)\b")
+_SUBJECT = re.compile(r"\b(?:he|she|him|her|casualty|patient)\b|['’]s\s+(?:down|up|back)\s+to\b")
 _CATEGORY_ALONE = re.compile(_LEAD + r"(?:evac(?:uation)?\s+)?(?:category\s+|precedence\s+)?(?:is\s+)?(?P<v>"
                              + choices(EVAC_CATEGORIES) + r")(?:\s+(?:evac|evacuation|precedence))?"
                              r"(?:\s*,?\s*(?:and\s+)?" + _ON_A + "(?:" + choices(MOBILITY) + r"))?(?:\s+now)?\s*$")
@@ -108,7 +111,8 @@ def evacuation(s: Sentence) -> Iterator[Finding]:
             s.lower, clause_start, clause_end)
         if match and (clause_start, clause_end) not in s.clauses and not _SUBJECT.search(
                 s.lower, clause_start, match.start("v")) and not s.lower[:clause_start].rstrip().endswith(":") \
-                and not _INTRODUCED.search(s.lower, s.start, clause_start):
+                and not _INTRODUCED.search(s.lower, s.start, clause_start) \
+                and not _NAMED_FIRST.fullmatch(s.lower, s.start, clause_start):
             continue  # an assertion clause of its own, said of him or as a report's item: "he's an urgent, litter"
         if match and match.start("v") not in told:
             told.add(match.start("v"))

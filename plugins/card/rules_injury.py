@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
+from tcccd.plugins.card.clauses import HEAD
 from tcccd.plugins.card.finding import (
     NEXT_CASUALTY,
     TRAILING_SIDE,
@@ -85,6 +86,7 @@ _LANDED_ON = re.compile(r"\b(?:fell|landed|landing|falling)\s+(?:on|onto)\s+(?:h
                         r"(?:(?:left|right)\s+)?outstretched\s+(?:(?:left|right)\s+)?$")
 # "X-ray in the morning to rule out a fracture": what a test is for, no finding
 _TO_RULE_OUT = re.compile(r"\bto\s+rule\s+out\s+(?:an?\s+)?(?:[\w']+\s+){0,3}$")
+_NONE_OTHER = re.compile(r"\bno\s+(?:other|further|more|new)\s+$")  # "foot's pink, no other injuries": none to place
 _PART_OF = {"toe": "foot", "finger": "hand", "thumb": "hand", "index finger": "hand", "middle finger": "hand",
             "ring finger": "hand", "little finger": "hand"}
 _REFERRED = re.compile(r"\b(?:over|covering|into|onto)\s+(?:the|that|this)\s+$")
@@ -98,6 +100,7 @@ _PERCENT_ALONE = re.compile(r"\s*(?:(?:that['’]s|it['’]s|that\s+is|it\s+is|l
                             r"(?:\s*(?:tbsa|total body surface area|body surface area|total))?\s*$")
 _MILDER = re.compile(r"\b(?:maybe|or|might\s+be|could\s+be)\s+just\s+$")  # "maybe broken, maybe just sprained"
 # "SAM splint on the right forearm, possible fracture there", "a piece of frag in it"
+_SWITCH = re.compile(r"\s*(?:casualty|patient)\s+(?:number\s+)?\w+\b")
 _THERE = re.compile(r"\s+(?:(?:right\s+|in\s+)?there|in\s+it)\b")
 
 
@@ -129,7 +132,9 @@ def injuries(s: Sentence) -> Iterator[Finding]:
         kinds = [k for i, k in enumerate(kinds) if not (treated and INJURIES[said(k)] in SITE_OF_CARE)
                  and not _heading(s, k, kinds[i + 1:]) and not _MILDER.search(s.lower, clause_start, k.start())
                  and not _CARE_NAMED_FOR.match(s.lower, k.end())
-                 and not _TO_RULE_OUT.search(s.lower, max(clause_start, k.start() - 40), k.start())]
+                 and not _TO_RULE_OUT.search(s.lower, max(clause_start, k.start() - 40), k.start())
+                 and not (INJURIES[said(k)] in GENERIC_INJURIES and _NONE_OTHER.search(
+                     s.lower, max(clause_start, k.start() - 16), k.start()))]
         places = [r for r in regions(s, clause_start, clause_end) if not any(a <= r.start < b for a, b in devices)]
         places = [r for r in places if not _LANDED_ON.search(s.lower, max(clause_start, r.start - 40), r.start)]
         places = [r for r in places if not _care_site(s, r, kinds) and not _RINGING.search(
@@ -153,7 +158,7 @@ def injuries(s: Sentence) -> Iterator[Finding]:
                 own = [r for r in own if r.start >= kind.start() or not s.lower[r.end:kind.start()].strip()]  # "hit
                 # his head on the window, he's got a scalp lac": the place named with the wound is its own
             name, said_from = _kind_name(s, kind, kinds[i - 1].end() if i else None)
-            if not own and _THERE.match(s.lower, kind.end(), clause_end):
+            if not own and (_THERE.match(s.lower, kind.end(), clause_end) or _place_alone_before(s, said_from)):
                 own = regions(s, s.start, said_from)[-1:]  # the place said before it
             for region in own:
                 yield spanning(Injury(region=region.name, injury=name), "injury.region",
@@ -165,6 +170,17 @@ def injuries(s: Sentence) -> Iterator[Finding]:
             if not own and INJURIES[said(kind)] not in GENERIC_INJURIES and said(kind) not in NEEDS_REGION:
                 yield Finding(Injury(region=None, injury=name), said_from, kind.end(), "injury")
 
+
+
+def _place_alone_before(s: Sentence, at: int) -> bool:
+    """The slot clause right before the wound's names a place and nothing else, whoever it is said of ("Casualty
+    two, Kessler, right ankle, possible fracture"): that place is the wound's."""
+    before = [c for c in s.clauses if c[1] <= at]
+    if not before or s.lower[before[-1][1]:at].strip(" ,"):
+        return False
+    start, end = before[-1]
+    switch = _SWITCH.match(s.lower, start, end)
+    return bool(regions(s, start, end)) and not HEAD.search(s.lower, switch.end() if switch else start, end)
 
 
 def _heading(s: Sentence, kind: re.Match, later: list[re.Match]) -> bool:

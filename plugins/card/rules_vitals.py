@@ -1,19 +1,18 @@
 """Section C signs: pulse (rate and where it was felt), blood pressure, respiratory rate, SpO2, AVPU, pain 0-10.
 
-A reading is a vital's word followed by its number, past the words a medic puts
-between ("pulse 110", "BP 120/80", "sats dropped to 82", "pulse ox reads eighty
-eight on room air", "pain's a six", "resp rate twenty", "HR 130"), in its own
-clause. A blood pressure palpated ("BP palp 90", "BP's eighty palp") or said with
-one number is the systolic alone. A vital said without a number is reported as
-incomplete: the extractor keeps it only as a note of something absent or failed
-("no pulse in the left wrist", "denies pain", "couldn't get a BP"). "responds to
-pain" is AVPU, never a pain score; "pulse ox" is saturation, never a pulse.
+A reading is a vital's word followed by its number, past the words a medic puts between ("pulse 110", "BP 120/80",
+"sats dropped to 82", "pulse ox reads eighty eight on room air", "pain's a six", "resp rate twenty", "HR 130",
+"resps two four" on the radio), in its own clause. A blood pressure palpated ("BP palp 90", "BP's eighty palp") or
+said with one number is the systolic alone. A vital said without a number is reported as incomplete: the extractor
+keeps it only as a note of something absent or failed ("no pulse in the left wrist", "denies pain", "couldn't get a
+BP"). "responds to pain" is AVPU, never a pain score; "pulse ox" is saturation, never a pulse.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from tcccd.plugins.card.finding import Finding, said, spanning
 from tcccd.plugins.card.lexicon import (
@@ -94,6 +93,8 @@ _REACTS_WHEN = re.compile(r"(?:\b(?:he|she)(?:['’]ll|\s+will)\s+)?\b(?:opens?\
 _LETTER = re.compile(r"(?i:\b(?:he|she|patient|casualty)(?:['’]s|\s+is)\s+(?:now\s+|only\s+|just\s+|still\s+)?an?)\s+"
                      r"(?P<l>[AVPU])\b(?![’'&-])")
 _VERBAL = ("voice", "verbal", "verbal stimuli", "verbal stimulus", "his name", "her name", "commands", "speech")
+_RADIO_DIGITS = re.compile(r"[1-9]\d{1,2}")  # a reading said digit by digit, as on the radio
+_ZERO_TO_TEN = re.compile(r"\b(?:zero|one|0|1)\s+to\s+(?:ten|10)\b")
 _SAID_OUT_OF_TEN = re.compile(r"\s+out\s+of\s+(?:10|ten)\b")  # "an eight out of ten": a pain score however said
 _OUT_OF_TEN = re.compile(r"\s*(?:out\s+of\s+(?:10|ten)|of\s+(?:10|ten)|/\s*10)")
 
@@ -109,6 +110,8 @@ def _number_after(s: Sentence, end: int, until: int | None = None) -> tuple[floa
         filler = _FILLER.match(s.lower, clock.end(), until)
         at = filler.end() if filler else clock.end()
     number = first_number(s.text, at, until)
+    if number is not None and number.value is None and _RADIO_DIGITS.fullmatch(number.digits):
+        number = replace(number, value=float(number.digits))  # "sats niner four", "resps two four": on the radio
     if number is None or number.start != at or number.value is None or _CLOCK.fullmatch(s.text, number.start,
                                                                                           number.end):
         return None  # "denies pain, at 1140, ...": a clock time is no reading
@@ -283,6 +286,9 @@ def pain(s: Sentence) -> Iterator[Finding]:
         later = first_number(s.text, went.end(), s.clause_of(went.end())[1]) if went else None
         if later is not None and later.start == went.end() and later.value is not None:
             reading = (later.value, reading[1], later.end)
+        if _ZERO_TO_TEN.search(s.lower, match.end(), reading[2]):  # "ask him his pain, zero to ten": the scale
+            yield Finding(Pain(score=None), match.start(), match.end(), "pain.incomplete")
+            continue
         scale = _OUT_OF_TEN.match(s.lower, reading[2], s.end)
         scored.append(reading[1])
         yield spanning(Pain(score=reading[0]), "pain", (match.start(), match.end()),

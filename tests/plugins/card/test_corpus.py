@@ -1,9 +1,9 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune26`, by twenty-six
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune27`, by twenty-seven
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
-figures, and the held-out half, which no test reads). `tune27`, the newest writer's, is not read here: its first run
+figures, and the held-out half, which no test reads). `tune28`, the newest writer's, is not read here: its first run
 is the unseen measure of the last round.
 
 In a text run, Whisper's vocabulary step keeps every rewrite it proposes (there is no audio to check it against:
@@ -32,7 +32,7 @@ TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 22
              ("tune18", 200, 0.86, 0.92), ("tune19", 200, 0.80, 0.88), ("tune20", 200, 0.90, 0.94),
              ("tune21", 200, 0.85, 0.93), ("tune22", 200, 0.92, 0.96),
              ("tune23", 200, 0.88, 0.90), ("tune24", 200, 0.88, 0.95), ("tune25", 200, 0.84, 0.94),
-             ("tune26", 200, 0.90, 0.94)]
+             ("tune26", 200, 0.90, 0.94), ("tune27", 200, 0.85, 0.92)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -83,6 +83,11 @@ READ_OTHERWISE = {
     "lozenge is the OTFC, fentanyl's route on the card",
     ("t25188", "c1 f medication[fentanyl].route = otfc"): "'... and a fentanyl lozenge' likewise",
     ("t26021", "c1 f medication[fentanyl].route = otfc"): "'Fentanyl lozenge, eight hundred mics' likewise",
+    ("t27018", "c1 f medication[fentanyl].route = otfc"): "'OTFC, eight hundred mics, it's in his cheek' likewise",
+    ("t27078", "c1 b tourniquet[-].type = cat"): "'What time did the CAT go on Molina?' / 'Nine fifty two, I wrote it "
+    "on the strap.': the device the question names is the tourniquet's type",
+    **{(case, "c1 b injury[left abdomen] = shrapnel wound".replace("c1", casualty)): "'frag ... in his belly, left "
+       "side': the card names the belly the abdomen" for case, casualty in (("t27118", "c1"), ("t27147", "c3"))},
     ("t26104", "c1 b injury[left little finger] = frostnip"): "'his left pinky': the card names the pinky the little "
     "finger",
     ("t25170", "c1 b tourniquet[-] = yes"): "'Hey, did you give him his pill pack?' / 'Yeah, Doc, right after I put "
@@ -253,6 +258,12 @@ LEFT_OPEN = {
     "through the IO at eleven forty five': the second dose's time is given to the first",
     ("t15167", "c1 b injury[-] = laceration"): "'Pressure dressing, forehead, it's a long lac': the forehead said "
     "with the dressing is read as the dressing's place (the laceration is on the card, its region blank)",
+    ("t27025", "c1 b tourniquet[-] = yes"): "'he's a litter with that TQ on': a tourniquet named as already on, with "
+    "none on the card, is read as one put on (in a mission it is the one on the card)",
+    ("t27093", "c1 e dressing[pressure] = left shoulder"): "'Scratch that, that dressing went on Ajax, Price doesn't "
+    "have one yet': a correction that gives the device to another casualty is read as restating it on this one",
+    ("t27141", "c1 f medication[ketamine] = yes"): "'Ketamine for Faris, drawing up twenty.' / 'Never mind, he's "
+    "asleep, putting it back.': 'drawing up' after a comma does not reach the drug named before it",
 }
 
 

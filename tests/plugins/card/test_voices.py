@@ -51,6 +51,13 @@ NOTHING_DONE = [
 ]
 
 SAID = [
+    # a question asked as an order, and the answer told as the casualty's
+    (("Ask him his pain, zero to ten.", "He says a seven."), {"c1 c vitals[~1000].pain = 7"}),
+    # the time asked for a device, answered with the clock alone, or with where it was written
+    (("When did the chest seal go on?", "Eight fifty five."),
+     {"c1 e breathing[chest seal] = yes", "c1 e breathing[chest seal].time = 0855"}),
+    (("What time did the CAT go on?", "Nine thirty two, I wrote it on his hand."),
+     {"c1 b tourniquet[-] = yes", "c1 b tourniquet[-].time = 0932", "c1 b tourniquet[-].type = cat"}),
     # a second voice correcting the medic's limb, in the same casualty and after a switch
     (("TQ on the right arm at 0935.", "Doc, you've got the wrong arm, it's his left."),
      {"c1 b tourniquet[left arm] = extremity", "c1 b tourniquet[left arm].time = 0935"}),
