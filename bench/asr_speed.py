@@ -19,7 +19,9 @@ yet the ratio to faster-whisper rose: the runs' loads differ (3-7 before, 0.4-1.
 how each side moves with the load. Neither goal met: on short clips the encoder's full 30 s window is ~60% of
 tcccd's time and faster-whisper's is the same size; the 45 s recording costs tcccd its audio checks (a third of the
 recogniser's time: scoring every segment's rewrites, twins and broken numbers, the alignment pass), VAD and a slower
-beam search (an ONNX step per token from Python) where faster-whisper decodes in C++.
+beam search (an ONNX step per token from Python) where faster-whisper decodes in C++. Again at 08c997f, 3 long
+rounds, beside the card's test suite (load 1.1 to 2.9): real clips 0.82x (medians 0.829 vs 1.010 s), 45 s 1.48x
+(6.828 vs 4.619 s): neither goal met.
 """
 
 from __future__ import annotations
