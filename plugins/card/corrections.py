@@ -43,6 +43,7 @@ _FIRST_NUMBER = {"pulse": "rate", "rr": "rate", "spo2": "percent", "pain": "scor
 
 
 NEAR_MIN = 90  # a restated time this close to the entry's own is that time put right
+DOSE_RESTATED_MAX = 10  # "TXA 2 g at 2220, no, 2228": a number 1114 times the dose puts the time right, not the dose
 _PLACED = {"injury": "region", "dressing": "site", "splint": "site", "access": "site"}  # where a side is said
 
 
@@ -108,14 +109,15 @@ def slot_clause(s: Sentence, start: int, end: int) -> bool:
 def time_restated(s: Sentence, start: int, end: int, said: list[Said], last: Any) -> list[Said]:
     """'TXA went in at ten oh two.' 'Correction, ten oh six.': a clock number near the entry's own time, where no
     time was read, restates that time (not the dose: 1006 mg of TXA was never said). Of an entry with a dose or
-    volume, only a number said as a clock ('oh nine forty', '0940') is: 'Tylenol 500 at 0930. Correction, 1000.'
-    may be either."""
+    volume, only a number said as a clock ('oh nine forty', '0940') or one no restated dose could be (over ten times
+    the dose: 'TXA 2 g at 2220, no, 2228') is: 'Tylenol 500 at 0930. Correction, 1000.' may be either."""
     spoken = last.spoken
     if spoken is None or not spoken.isdigit() or any(start <= t.start < end for t in said):
         return []
-    dosed = getattr(last.what, "dose", None) is not None or getattr(last.what, "volume", None) is not None
+    amount = getattr(last.what, "dose", None) or getattr(last.what, "volume", None)
     for number in numbers_in(s.text, start, end):
-        if dosed and not (number.digits.startswith("0") or s.lower.startswith(("oh ", "zero "), number.start)):
+        if amount and not (number.digits.startswith("0") or s.lower.startswith(("oh ", "zero "), number.start)) \
+                and number.value is not None and number.value <= DOSE_RESTATED_MAX * amount:
             continue
         digits = number.digits if len(number.digits) == 4 else "0" + number.digits
         if len(digits) == 4 and valid_hhmm(digits) and \

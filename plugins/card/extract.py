@@ -41,6 +41,7 @@ Span = tuple[int, int]
 SCHEDULED = "scheduled"
 UNTIMED = ("injury", "mechanism")  # a time said with a wound is when he was hit: the card has no field for it
 _ANOTHER = re.compile(r"\b(?:second|third|fourth|2nd|3rd|4th|another|again|repeat(?:ed)?|re-?dosed?|more)\b")  # 1 more
+_APOLOGY = re.compile(r"\b(?:sorry|my\s+bad|my\s+mistake)\W*$")
 CARRIED = ("question", "plan", "request", "conditional", "hypothetical", "scheduled")  # go on in "And a SAM splint."
 
 
@@ -237,8 +238,8 @@ class Extraction:
 
     def _restatement(self, s: Sentence, start: int, end: int, said: list[Said]) -> bool:
         """A correction cue followed by slots alone: laid over the last entry said (True); nothing after it: pending."""
-        if not s.text[start:end].strip(" ,.:;!?-"):
-            self.correcting = True
+        if not s.text[start:end].strip(" ,.:;!?-"):  # "TXA 2 g IV, sorry.": an apology after what was said, not a cue
+            self.correcting = not (_APOLOGY.search(s.lower, s.start, start) and len(s.lower[s.start:start].split()) > 2)
             return False
         if self.last is None or self.last.casualty not in (None, self.casualty):
             return False  # "Back to one, you've got the wrong arm": the last entry said is casualty two's

@@ -74,8 +74,9 @@ _NOT_ALLERGEN = re.compile(r"\b(?:no|a|an|the|his|her|known|drug|any|has|had|wit
                            r"get|ask|asked|about|check|checked|confirm|unknown|unable|couldn['’]t|can['’]t|him|need|meds|drugs|"
                            r"before|for|uh|um|er|erm|too|said|something|anything|stuff|can['’]t\s+remember\s+what|"
                            r"nah|nope|only|that['’]s\s+(?:it|all))\b")
-# "sorry, it's amoxicillin", "just latex", "he says codeine", "he has, to the codeine"
-_SAID_BEFORE = re.compile(r"^(?:(?:he|she)\s+(?:says?|said|has|had|tells\s+me)\s*,?\s*)?(?:to\s+(?:the\s+)?)?"
+# "sorry, it's amoxicillin", "just latex", "he says codeine", "he has, to the codeine", "tags say latex"
+_SAID_BEFORE = re.compile(r"^(?:(?:he|she|(?:his\s+|her\s+|the\s+|dog\s+)?tags)\s+(?:says?|said|has|had|tells\s+me)"
+                          r"\s*,?\s*)?(?:to\s+(?:the\s+)?)?"
                           r"(?:it['’]s\s+)?(?:just\s+)?")
 _SAID_AFTER = re.compile(r"\s+(?:too|as\s+well|also)$")  # "he said sulfa too"
 _RESTATED = re.compile(r"correction|sorry|i\s+mean|scratch\s+that|make\s+that|no\s+wait|my\s+mistake")
@@ -83,7 +84,7 @@ _REACTION = re.compile(r"(?:gets?|got|had|has|causes?|gives?|breaks?|broke|rash|
                        r"reaction|throat|makes?|made|i|he|she|it|they|my|his|her|throws?|puke\w*|vomit\w*)\b")
 # "allergic to amoxicillin, gets a rash", "just wasps, I swell up": what it does, no allergen
 _ADDRESS = re.compile(r"(?:doc|sir|ma['’]am|sarge|sergeant|specialist|corporal|lieutenant|captain|el\s+tee|lt|"
-                      r"bro|man)")  # "iodine, and shellfish, Sergeant": whom the answer is said to
+                      r"bro|man|over|out)")  # "iodine, and shellfish, Sergeant", "Latex, over": to whom, on the radio
 _ALLERGEN_WORD = re.compile(r"[a-z][\w'’-]*|,")
 _LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&)\s*")
 _ALLERGEN_END = re.compile(r"\b(?:so|but|otherwise|which|that|who|per|according|since|because|nkda|nka|nothing|"

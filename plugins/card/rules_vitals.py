@@ -49,7 +49,7 @@ _LOCATION = re.compile(r"(?:\b(left|right)\s+)?\b(" + "|".join(PULSE_LOCATIONS) 
 _DENIED = re.compile(r"\b(?:no|not|without|absent|lost(?:\s+the)?|can't\s+feel|couldn't\s+feel)\s+(?:a\s+|the\s+)?$")
 _SITE = re.compile(r"(?:\b(?:left|right)\s+)?" + alternation(PULSE_SITES) + r"(?!\s+pulses?\b)")
 # a location said before the pulse word is its own only next to it ("weak radial pulse"), not a wound said before
-_NEXT_TO = re.compile(r"(?:\s|,|['’]s\b|\b(?:at|the|his|her|on|in|a|weak|strong|thready|bounding)\b)*")
+_NEXT_TO = re.compile(r"(?:\s|['’]s\b|\b(?:at|the|his|her|on|in|a|weak|strong|thready|bounding)\b)*")
 _AFTER_CHARS = 30  # "pulse 120, no radial though, that's carotid"; not the neck a dressing went in later
 _NUMBER_FIRST = re.compile(r"\s*(?:an?\s+)?$")  # "a hundred and twelve heart rate": the reading said first
 _OVER = re.compile(r"(?:-?ish)?,?\s+over,?\s+(?:(?:uh|um|er|erm),?\s+)?")  # "ninety-ish over sixty", "over, uh, sixty"

@@ -1,9 +1,9 @@
 """The independent corpus through the real card stage: nothing invented on the everyday set, a floor on the tune sets.
 
 The corpus (tests/data/card/corpus) was written apart from the rules. The everyday sentences (with the real-speech
-references and the safety set) must leave every card empty. The tune sets (`tune` to `tune27`, by twenty-seven
+references and the safety set) must leave every card empty. The tune sets (`tune` to `tune28`, by twenty-eight
 writers) may change rules; their floors are set below what the rules reach, not at it (bench/card.py reports the
-figures, and the held-out half, which no test reads). `tune28`, the newest writer's, is not read here: its first run
+figures, and the held-out half, which no test reads). `tune29`, the newest writer's, is not read here: its first run
 is the unseen measure of the last round.
 
 In a text run, Whisper's vocabulary step keeps every rewrite it proposes (there is no audio to check it against:
@@ -32,7 +32,7 @@ TUNE_SETS = [("tune", 304, 0.97, 0.98), ("tune2", 327, 0.96, 0.97), ("tune3", 22
              ("tune18", 200, 0.86, 0.92), ("tune19", 200, 0.80, 0.88), ("tune20", 200, 0.90, 0.94),
              ("tune21", 200, 0.85, 0.93), ("tune22", 200, 0.92, 0.96),
              ("tune23", 200, 0.88, 0.90), ("tune24", 200, 0.88, 0.95), ("tune25", 200, 0.84, 0.94),
-             ("tune26", 200, 0.90, 0.94), ("tune27", 200, 0.85, 0.92)]
+             ("tune26", 200, 0.90, 0.94), ("tune27", 200, 0.85, 0.92), ("tune28", 200, 0.84, 0.93)]
 
 
 def _scored(found: list, tmp_path: Path) -> Score:
@@ -264,6 +264,17 @@ LEFT_OPEN = {
     "have one yet': a correction that gives the device to another casualty is read as restating it on this one",
     ("t27141", "c1 f medication[ketamine] = yes"): "'Ketamine for Faris, drawing up twenty.' / 'Never mind, he's "
     "asleep, putting it back.': 'drawing up' after a comma does not reach the drug named before it",
+    ("t28006", "c1 e dressing[pressure] = yes"): "'you can't TQ that, so three full minutes of pressure on the neck, "
+    "then a pressure dressing over the gauze': a plan said as its steps is read as the dressing put on",
+    ("t28047", "c1 b injury[right leg] = crush injury"): "'right leg is pinned under the dash, it's a crush injury, "
+    "right lower leg': the place said before the wound wins over the one said after it",
+    ("t28084", "c1 e fluid[lactated ringer's] = 500"): "'if it dips, another five hundred of LR': the condition's "
+    "reach ends at its comma, so the fluid after it is read as given",
+    ("t28132", "c1 b injury[left upper arm] = shrapnel wound"): "'frag to the face and jaw, and his left upper arm's "
+    "pouring': the list of the frag's places takes in the arm said bleeding after it",
+    **{("t28133", line): "'Sergeant Voss, CAT on his left arm, high and tight, crank it' / 'CAT's on, Doc, left arm': "
+       "the order is read as the tourniquet put on, and the report of it as a second" for line in (
+           "c1 b tourniquet[left arm#2] = extremity", "c1 b tourniquet[left arm#2].type = cat")},
 }
 
 

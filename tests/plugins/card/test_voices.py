@@ -51,6 +51,13 @@ NOTHING_DONE = [
 ]
 
 SAID = [
+    # an apology after an entry is no correction waiting for the next one
+    (("Ketamine twenty IV, sorry.", "Ondansetron four IV."),
+     {"c1 f medication[ketamine] = 20", "c1 f medication[ketamine].route = iv", "c1 f medication[ondansetron] = 4",
+      "c1 f medication[ondansetron].route = iv"}),
+    # allergies answered on the radio and read off the tags
+    (("Any allergies, over?", "Penicillin, over."), {"c1 a header.allergies = penicillin"}),
+    (("Check his tags, any allergies?", "Tags say sulfa, Doc."), {"c1 a header.allergies = sulfa"}),
     # a question asked as an order, and the answer told as the casualty's
     (("Ask him his pain, zero to ten.", "He says a seven."), {"c1 c vitals[~1000].pain = 7"}),
     # the time asked for a device, answered with the clock alone, or with where it was written
