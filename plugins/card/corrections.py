@@ -101,8 +101,8 @@ def restated(s: Sentence, start: int, end: int, last: Any, said: list[Said]) -> 
 
 def slot_clause(s: Sentence, start: int, end: int) -> bool:
     """text[start:end], said after a correction cue and before the next mention, is a clause of its own that holds a
-    number or a side and no other word ("Sats 93, no, 91, resps 22": the 91 restates the sats; "no, left leg TQ"
-    names the tourniquet it restates; "Correction, 0955, and TXA given" times the last entry, not the TXA)."""
+    number or a side and few other words ("Sats 93, no, 91, resps 22": the 91 restates the sats, and the resps are
+    new; "no, left leg TQ" is no such clause: it names what it restates)."""
     return _SLOT_ONLY.fullmatch(s.lower, start, end) is not None
 
 
